@@ -1,0 +1,59 @@
+// What a quant type definition provides. Every file in kernels/quant/types/
+// defines one struct satisfying QuantType; everything per-type elsewhere
+// (registry entries, CPU kernels, shader variants, tests) is generated from
+// these definitions, so adding a type means adding one file.
+//
+// A definition has:
+//   id, name            the ggml type id and its name (must match ggml_type.hpp)
+//   block_elems         values per block
+//   Block               the exact on-disk block layout (standard layout, packed)
+//   DotType             the type activations are converted to for dot products
+//                       with this weight type (its block_elems is the same)
+//   dequantize(b, out)  block -> block_elems floats (bit-exact with ggml's to_float)
+//   quantize(in, b)     block_elems floats -> block (ggml's reference quantizer,
+//                       or a quantizer at least as accurate where noted)
+//   dot(w, a, nblocks)  reference dot product of nblocks weight blocks with
+//                       nblocks DotType blocks, in ggml's arithmetic
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+#include "kernels/quant/ggml_type.hpp"
+
+namespace tessera {
+
+template <class T>
+concept QuantType = requires(const typename T::Block& b, typename T::Block& mb, const float* in,
+                             float* out, const typename T::DotType::Block* a) {
+    { T::id } -> std::convertible_to<GgmlType>;
+    { T::name } -> std::convertible_to<std::string_view>;
+    { T::block_elems } -> std::convertible_to<size_t>;
+    { T::dequantize(b, out) } -> std::same_as<void>;
+    { T::quantize(in, mb) } -> std::same_as<void>;
+    { T::dot(&b, a, size_t{1}) } -> std::same_as<float>;
+} && std::is_standard_layout_v<typename T::Block> && std::is_trivially_copyable_v<typename T::Block>
+  && (T::block_elems == T::DotType::block_elems);
+
+// A compile-time list of types; the build's enabled quant types are one of these.
+template <class... Ts>
+struct TypeList {
+    static constexpr size_t size = sizeof...(Ts);
+    template <class F>
+    static constexpr void for_each(F&& f) {
+        (f.template operator()<Ts>(), ...);
+    }
+};
+
+// Checks a definition against the format's type table; every type header
+// ends with `static_assert(matches_format<T>())`.
+template <class T>
+consteval bool matches_format() {
+    return sizeof(typename T::Block) == ggml_type_traits(T::id).block_bytes &&
+           T::block_elems == ggml_type_traits(T::id).block_elems && T::name == ggml_type_traits(T::id).name;
+}
+
+}  // namespace tessera

@@ -1,0 +1,49 @@
+// Q8_0: blocks of 32 values, one fp16 scale d and 32 signed 8-bit values;
+// value = d * q. Also the activation format for Q4_0, Q5_0, Q8_0 and IQ4_NL dots.
+#pragma once
+
+#include <cmath>
+
+#include "kernels/quant/half.hpp"
+#include "kernels/quant/quant_type.hpp"
+
+namespace tessera {
+
+struct Q8_0 {
+    static constexpr GgmlType id = GgmlType::Q8_0;
+    static constexpr std::string_view name = "Q8_0";
+    static constexpr size_t block_elems = 32;
+    struct Block {
+        uint16_t d;  // fp16 scale
+        int8_t qs[32];
+    };
+    using DotType = Q8_0;
+
+    static void dequantize(const Block& b, float* out) {
+        const float d = fp16_to_fp32(b.d);
+        for (int i = 0; i < 32; ++i) out[i] = float(b.qs[i]) * d;
+    }
+
+    // ggml's reference quantizer: d = max|x| / 127, q = round-half-away(x / d).
+    static void quantize(const float* in, Block& b) {
+        float amax = 0.0f;
+        for (int i = 0; i < 32; ++i) amax = std::fmax(amax, std::fabs(in[i]));
+        const float d = amax / 127.0f;
+        const float inv_d = d != 0.0f ? 1.0f / d : 0.0f;
+        b.d = fp32_to_fp16(d);
+        for (int i = 0; i < 32; ++i) b.qs[i] = int8_t(std::round(in[i] * inv_d));
+    }
+
+    static float dot(const Block* w, const Block* a, size_t nblocks) {
+        float sum = 0.0f;
+        for (size_t i = 0; i < nblocks; ++i) {
+            int32_t isum = 0;
+            for (int j = 0; j < 32; ++j) isum += int32_t(w[i].qs[j]) * int32_t(a[i].qs[j]);
+            sum += float(isum) * (fp16_to_fp32(w[i].d) * fp16_to_fp32(a[i].d));
+        }
+        return sum;
+    }
+};
+static_assert(QuantType<Q8_0> && matches_format<Q8_0>());
+
+}  // namespace tessera
