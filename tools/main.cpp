@@ -1,1 +1,27 @@
-int main() { return 0; }
+// tessera: one binary, one subcommand per job. Errors go to stderr with exit code 1.
+#include <exception>
+#include <iostream>
+
+#include "support/error.hpp"
+#include "tools/commands.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"tessera: modular LLM inference (GGUF models on CPU and Vulkan)", "tessera"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "tessera 0.1.0");
+    tessera::cli::add_inspect_command(app);
+    tessera::cli::add_dequant_command(app);
+    tessera::cli::add_quantize_command(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    } catch (const tessera::Error& e) {
+        std::cerr << "tessera: error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << "tessera: internal error: " << e.what() << "\n";
+        return 2;
+    }
+    return 0;
+}

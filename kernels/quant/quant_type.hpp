@@ -14,6 +14,11 @@
 //                       or a quantizer at least as accurate where noted)
 //   dot(w, a, nblocks)  reference dot product of nblocks weight blocks with
 //                       nblocks DotType blocks, in ggml's arithmetic
+// and optionally:
+//   quantizer_matches_ggml  `static constexpr bool`: true when quantize()
+//                       reproduces ggml's reference quantizer byte for byte
+//                       (tests then compare bytes with llama-quantize's output
+//                       instead of the error); false when absent
 #pragma once
 
 #include <concepts>
@@ -37,6 +42,15 @@ concept QuantType = requires(const typename T::Block& b, typename T::Block& mb, 
     { T::dot(&b, a, size_t{1}) } -> std::same_as<float>;
 } && std::is_standard_layout_v<typename T::Block> && std::is_trivially_copyable_v<typename T::Block>
   && (T::block_elems == T::DotType::block_elems);
+
+// T::quantizer_matches_ggml, or false for a definition without it.
+template <class T>
+constexpr bool quantizer_matches_ggml() {
+    if constexpr (requires { T::quantizer_matches_ggml; })
+        return T::quantizer_matches_ggml;
+    else
+        return false;
+}
 
 // A compile-time list of types; the build's enabled quant types are one of these.
 template <class... Ts>

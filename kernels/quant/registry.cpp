@@ -30,7 +30,8 @@ float dot_row(const void* w, const void* a, int64_t n) {
 std::vector<QuantTypeEntry> make_entries() {
     std::vector<QuantTypeEntry> entries;
     EnabledQuantTypes::for_each([&]<class T>() {
-        entries.push_back({ggml_type_traits(T::id), T::DotType::id, &dequantize_row<T>, &quantize_row<T>, &dot_row<T>});
+        entries.push_back({ggml_type_traits(T::id), T::DotType::id, quantizer_matches_ggml<T>(), &dequantize_row<T>,
+                           &quantize_row<T>, &dot_row<T>});
     });
     return entries;
 }
@@ -41,6 +42,29 @@ const std::vector<QuantTypeEntry>& entries() {
 }
 
 }  // namespace
+
+size_t QuantTypeEntry::row_bytes(int64_t n) const {
+    if (n < 0) throw Error(std::string(traits.name) + ": row length " + std::to_string(n) + " is negative");
+    if (n % int64_t(traits.block_elems) != 0)
+        throw Error(std::string(traits.name) + ": row length " + std::to_string(n) +
+                    " is not a multiple of the block size " + std::to_string(traits.block_elems));
+    return tessera::row_bytes(traits, uint64_t(n));
+}
+
+void QuantTypeEntry::dequantize(const void* src, float* dst, int64_t n) const {
+    row_bytes(n);
+    dequantize_row(src, dst, n);
+}
+
+void QuantTypeEntry::quantize(const float* src, void* dst, int64_t n) const {
+    row_bytes(n);
+    quantize_row(src, dst, n);
+}
+
+float QuantTypeEntry::dot(const void* w, const void* a, int64_t n) const {
+    row_bytes(n);
+    return dot_row(w, a, n);
+}
 
 std::span<const QuantTypeEntry> enabled_quant_types() { return entries(); }
 

@@ -4,6 +4,7 @@
 // switching over type ids.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -16,11 +17,21 @@ namespace tessera {
 struct QuantTypeEntry {
     GgmlTypeTraits traits;
     GgmlType dot_type;
-    // Rows of n values; n must be a multiple of traits.block_elems.
+    bool quantizer_matches_ggml;  // see quant_type.hpp
+    // Rows of n values, unchecked: n must be a multiple of traits.block_elems
+    // (check it once per tensor with row_bytes).
     void (*dequantize_row)(const void* src, float* dst, int64_t n);
     void (*quantize_row)(const float* src, void* dst, int64_t n);
     // Reference dot product of a row of this type with a row of dot_type.
     float (*dot_row)(const void* w, const void* a, int64_t n);
+
+    // Bytes of a row of n values; throws an Error naming the type and n when
+    // n is negative or not a multiple of traits.block_elems.
+    size_t row_bytes(int64_t n) const;
+    // The row kernels above, with that check first.
+    void dequantize(const void* src, float* dst, int64_t n) const;
+    void quantize(const float* src, void* dst, int64_t n) const;
+    float dot(const void* w, const void* a, int64_t n) const;
 };
 
 // The types this build has kernels for, in the order of TESSERA_QUANT_TYPES.

@@ -20,6 +20,7 @@ namespace tessera::gguf {
 inline constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as little-endian uint32
 inline constexpr uint32_t kDefaultAlignment = 32;
 inline constexpr int kMaxDims = 4;
+inline constexpr int kMaxArrayDepth = 8;  // deepest array nesting read or written (an array of arrays is 2)
 
 struct TensorInfo {
     std::string name;
@@ -44,6 +45,7 @@ public:
     const std::string& name() const { return name_; }
     uint32_t version() const { return version_; }
     uint32_t alignment() const { return alignment_; }
+    // Header end rounded up to alignment(); may lie past the end of a file without tensors.
     uint64_t data_offset() const { return data_offset_; }
     std::span<const uint8_t> bytes() const { return bytes_; }
 
@@ -77,6 +79,7 @@ private:
     std::vector<TensorInfo> tensors_;
 
     friend class Parser;
+    friend class Writer;  // copy_of keeps the mapping alive until write()
 };
 
 }  // namespace tessera::gguf

@@ -41,6 +41,7 @@ struct Value {
     const Array* as_array() const { return std::get_if<Array>(&v); }
     const bool* as_bool() const { return std::get_if<bool>(&v); }
 
+    // Floats compare by bit pattern, so a NaN equals itself and -0.0 differs from 0.0.
     bool operator==(const Value& other) const;
 };
 

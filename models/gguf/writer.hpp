@@ -26,7 +26,9 @@ public:
     // Convenience: copies bytes that outlive write().
     void add_tensor(std::string name, GgmlType type, std::vector<uint64_t> ne, std::span<const uint8_t> bytes);
 
-    // Metadata and tensors of `file` (in file order), tensor bytes copied from it.
+    // Metadata and tensors of `file` (in file order), tensor bytes copied from it
+    // during write(). A File::open mapping is kept alive by the Writer; the
+    // bytes given to File::parse must outlive write().
     static Writer copy_of(const File& file);
 
     // Writes the file; `progress(done_bytes, total_bytes)` is called after each tensor.

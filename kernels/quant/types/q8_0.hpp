@@ -13,6 +13,7 @@ struct Q8_0 {
     static constexpr GgmlType id = GgmlType::Q8_0;
     static constexpr std::string_view name = "Q8_0";
     static constexpr size_t block_elems = 32;
+    static constexpr bool quantizer_matches_ggml = true;
     struct Block {
         uint16_t d;  // fp16 scale
         int8_t qs[32];
@@ -29,7 +30,8 @@ struct Q8_0 {
         float amax = 0.0f;
         for (int i = 0; i < 32; ++i) amax = std::fmax(amax, std::fabs(in[i]));
         const float d = amax / 127.0f;
-        const float inv_d = d != 0.0f ? 1.0f / d : 0.0f;
+        // 0 when d is 0 or so small (float-subnormal inputs) that 1/d overflows.
+        const float inv_d = std::isfinite(1.0f / d) ? 1.0f / d : 0.0f;
         b.d = fp32_to_fp16(d);
         for (int i = 0; i < 32; ++i) b.qs[i] = int8_t(std::round(in[i] * inv_d));
     }

@@ -1,0 +1,371 @@
+// Helpers shared by the K-quant definitions (Q2_K..Q6_K) and IQ4_XS: the packing
+// of Q4_K/Q5_K's 6-bit scales and mins, and the quantizers' scale searches.
+//
+// The quantizers minimise the plain squared error of a super-block in two levels.
+// Each sub-block first gets its best real scale (and min): a range of candidate
+// scales is tried, each refitted by least squares, then steps around the best.
+// Then the super-block scale (and min scale) is set from the largest sub-block
+// ones, every sub-block picks the integer scale (and min) near its real one that
+// quantizes it best, and the super-block scales are refitted by least squares
+// for those integers, as long as the error keeps falling.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+#include "kernels/quant/half.hpp"
+
+namespace tessera::kquant {
+
+inline constexpr int kSuperBlock = 256;  // values per block of every K type (ggml's QK_K)
+
+// Round half to even, as ggml's nearest_int.
+inline int round_to_int(float x) { return int(std::nearbyint(x)); }
+
+// The fp16 value closest to x, as a float.
+inline float fp16_round(float x) { return fp16_to_fp32(fp32_to_fp16(x)); }
+
+// Q4_K/Q5_K: 8 scales and 8 mins of 6 bits in 12 bytes. Bytes 0-3 hold scales
+// 0-3, bytes 4-7 mins 0-3, bytes 8-11 the low nibbles of scale (low) and min
+// (high) 4-7; the top two bits of bytes 0-7 hold the high bits of scales and mins 4-7.
+struct ScaleMin {
+    uint8_t scale, min;
+};
+
+constexpr ScaleMin unpack_scale_min(const uint8_t* packed, int j) {
+    if (j < 4) return {uint8_t(packed[j] & 63), uint8_t(packed[j + 4] & 63)};
+    return {uint8_t((packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4)),
+            uint8_t((packed[j + 4] >> 4) | ((packed[j] >> 6) << 4))};
+}
+
+constexpr void pack_scale_min(const std::array<ScaleMin, 8>& values, uint8_t* packed) {
+    for (int j = 0; j < 4; ++j) {
+        const ScaleMin lo = values[j], hi = values[j + 4];
+        packed[j] = uint8_t(lo.scale | ((hi.scale >> 4) << 6));
+        packed[j + 4] = uint8_t(lo.min | ((hi.min >> 4) << 6));
+        packed[j + 8] = uint8_t((hi.scale & 0xF) | ((hi.min & 0xF) << 4));
+    }
+}
+
+// The searches try candidate scales eight at a time, one per lane of a vector
+// (GCC/Clang vector extension, element-wise float arithmetic only). Vectors are
+// passed by reference only: their calling convention differs between targets.
+inline constexpr int kLanes = 8;
+using Lanes = float __attribute__((vector_size(kLanes * sizeof(float))));
+
+// Rounds every lane half to even (valid for |t| < 2^22, which the callers'
+// clamping ensures).
+inline void round_lanes(Lanes& t) {
+    constexpr float kBias = 12582912.0f;  // 1.5 * 2^23: adding it leaves no fraction bits
+    t = (t + kBias) - kBias;
+}
+
+inline void clamp_lanes(Lanes& t, float lo, float hi) {
+    const Lanes low = Lanes{} + lo, high = Lanes{} + hi;
+    t = t < low ? low : t;
+    t = t > high ? high : t;
+}
+
+// ---- Affine sub-blocks: value = scale*q - min, q in [0, qmax], min >= 0 ----
+
+struct Affine {
+    float scale = 0, min = 0;
+};
+
+inline int affine_code(float x, Affine a, int qmax) {
+    const float inv = a.scale != 0 ? 1.0f / a.scale : 0.0f;
+    return int(std::clamp(std::nearbyint((x + a.min) * inv), 0.0f, float(qmax)));
+}
+
+// Sums over a sub-block quantized with one candidate scale and min.
+struct AffineSums {
+    float q = 0, qq = 0, xq = 0, err = 0;
+};
+
+template <int N>
+std::array<AffineSums, kLanes> affine_sums(const float* x, int qmax, const std::array<Affine, kLanes>& cand) {
+    Lanes scale, min, inv;
+    for (int c = 0; c < kLanes; ++c) {
+        scale[c] = cand[c].scale;
+        min[c] = cand[c].min;
+        inv[c] = cand[c].scale != 0 ? 1.0f / cand[c].scale : 0.0f;
+    }
+    Lanes sum_q{}, sum_qq{}, sum_xq{}, err{};
+    for (int i = 0; i < N; ++i) {
+        Lanes q = (x[i] + min) * inv;
+        clamp_lanes(q, 0.0f, float(qmax));
+        round_lanes(q);
+        sum_q += q;
+        sum_qq += q * q;
+        sum_xq += x[i] * q;
+        const Lanes diff = scale * q - min - x[i];
+        err += diff * diff;
+    }
+    std::array<AffineSums, kLanes> sums;
+    for (int c = 0; c < kLanes; ++c) sums[c] = {sum_q[c], sum_qq[c], sum_xq[c], err[c]};
+    return sums;
+}
+
+// The least-squares scale and min (kept >= 0) for the codes behind `s`, and its error.
+template <int N>
+std::pair<Affine, float> fit_affine(const AffineSums& s, float sum_x, float sum_xx) {
+    const float det = N * s.qq - s.q * s.q;
+    if (det <= 0) return {{}, INFINITY};
+    const float scale = (N * s.xq - sum_x * s.q) / det, offset = (s.qq * sum_x - s.q * s.xq) / det;
+    if (offset <= 0) return {{scale, -offset}, sum_xx - scale * s.xq - offset * sum_x};
+    return {{s.xq / s.qq, 0.0f}, sum_xx - s.xq * s.xq / s.qq};
+}
+
+// Relative steps of the local refinement around the best scale found so far.
+inline constexpr std::array<float, kLanes> kRefineSteps = {0.0f, -0.01f, 0.01f, -0.02f, 0.02f, -0.04f, 0.04f, 0.07f};
+
+// The best real scale and min of one sub-block: the least-squares fits of a
+// range of candidate scales, then of steps around the best until none improves.
+template <int N>
+Affine best_affine(const float* x, int qmax) {
+    float lo = 0, hi = x[0], sum_x = 0, sum_xx = 0;
+    for (int i = 0; i < N; ++i) {
+        lo = std::min(lo, x[i]);
+        hi = std::max(hi, x[i]);
+        sum_x += x[i];
+        sum_xx += x[i] * x[i];
+    }
+    if (hi <= lo) return {0, -lo};
+    Affine best{(hi - lo) / qmax, -lo};
+    float best_err = INFINITY;
+    auto try_candidates = [&](const std::array<Affine, kLanes>& cand) {
+        bool improved = false;
+        for (const AffineSums& s : affine_sums<N>(x, qmax, cand)) {
+            const auto [fit, err] = fit_affine<N>(s, sum_x, sum_xx);
+            if (!(err < best_err)) continue;
+            best_err = err;
+            best = fit;
+            improved = true;
+        }
+        return improved;
+    };
+    // [lo, hi] spans between qmax - 1 and qmax + 1 steps.
+    for (int half = 0; half < 2; ++half) {
+        std::array<Affine, kLanes> cand;
+        for (int c = 0; c < kLanes; ++c) cand[c] = {(hi - lo) / (qmax - 1 + (half * kLanes + c) / 7.5f), -lo};
+        try_candidates(cand);
+    }
+    for (int iter = 0; iter < 3; ++iter) {
+        std::array<Affine, kLanes> cand;
+        for (int c = 0; c < kLanes; ++c) cand[c] = {best.scale * (1 + kRefineSteps[c]), best.min};
+        if (!try_candidates(cand)) break;
+    }
+    return best;
+}
+
+// A super-block of affine sub-blocks: scale_j = d*scales[j], min_j = dmin*mins[j].
+template <int kSubLen>
+struct AffineBlock {
+    static constexpr int kSubBlocks = kSuperBlock / kSubLen;
+    float d = 0, dmin = 0;  // fp16-representable
+    std::array<uint8_t, kSubBlocks> scales{}, mins{};
+    std::array<uint8_t, kSuperBlock> q{};
+};
+
+template <int kSubLen>
+AffineBlock<kSubLen> quantize_affine_block(const float* x, int qmax, int scale_max) {
+    constexpr int kSubBlocks = kSuperBlock / kSubLen;
+    std::array<Affine, kSubBlocks> real;
+    std::array<float, kSubBlocks> sum_x{};
+    float max_scale = 0, max_min = 0;
+    for (int j = 0; j < kSubBlocks; ++j) {
+        real[j] = best_affine<kSubLen>(x + j * kSubLen, qmax);
+        max_scale = std::max(max_scale, real[j].scale);
+        max_min = std::max(max_min, real[j].min);
+        for (int i = 0; i < kSubLen; ++i) sum_x[j] += x[j * kSubLen + i];
+    }
+    float d = fp16_round(max_scale / scale_max), dmin = fp16_round(max_min / scale_max);
+
+    AffineBlock<kSubLen> best;
+    float best_err = INFINITY;
+    for (int iter = 0; iter < 4; ++iter) {
+        AffineBlock<kSubLen> cur;
+        cur.d = d;
+        cur.dmin = dmin;
+        float total = 0;
+        // Sums of the least-squares problem for d and dmin (x ~ d*u - dmin*v).
+        double uu = 0, uv = 0, vv = 0, xu = 0, xv = 0;
+        for (int j = 0; j < kSubBlocks; ++j) {
+            // The integer scales next to the real one, with four mins around the real one.
+            const int sc0 = d > 0 ? int(std::clamp(real[j].scale / d, 0.0f, scale_max - 1.0f)) : 0;
+            const int m0 = dmin > 0 ? int(std::clamp(real[j].min / dmin - 1, 0.0f, scale_max - 3.0f)) : 0;
+            std::array<Affine, kLanes> cand;
+            for (int c = 0; c < kLanes; ++c) cand[c] = {d * (sc0 + c / 4), dmin * (m0 + c % 4)};
+            const auto sums = affine_sums<kSubLen>(x + j * kSubLen, qmax, cand);
+            int c = 0;
+            for (int k = 1; k < kLanes; ++k)
+                if (sums[k].err < sums[c].err) c = k;
+            cur.scales[j] = uint8_t(sc0 + c / 4);
+            cur.mins[j] = uint8_t(m0 + c % 4);
+            total += sums[c].err;
+            const double sc = cur.scales[j], m = cur.mins[j];
+            uu += sc * sc * sums[c].qq;
+            uv += sc * m * sums[c].q;
+            vv += m * m * kSubLen;
+            xu += sc * sums[c].xq;
+            xv += m * sum_x[j];
+        }
+        if (!(total < best_err)) break;
+        best_err = total;
+        best = cur;
+        const double det = uu * vv - uv * uv;
+        if (det <= 0) break;
+        const float new_d = fp16_round(float((xu * vv - uv * xv) / det));
+        const float new_dmin = fp16_round(float((uv * xu - uu * xv) / det));
+        if (new_d <= 0 || new_dmin < 0 || (new_d == d && new_dmin == dmin)) break;
+        d = new_d;
+        dmin = new_dmin;
+    }
+    for (int j = 0; j < kSubBlocks; ++j) {
+        const Affine a{best.d * best.scales[j], best.dmin * best.mins[j]};
+        for (int i = j * kSubLen; i < (j + 1) * kSubLen; ++i) best.q[i] = uint8_t(affine_code(x[i], a, qmax));
+    }
+    return best;
+}
+
+// ---- Symmetric sub-blocks: value = scale*level ----
+// A level set has nearest(t), which replaces each lane of t by the level nearest
+// to it; code(t), the code of the level nearest to t; and lowest() and
+// highest(), its extreme levels.
+
+struct IntLevels {  // the integers lo..hi, each its own code
+    int lo, hi;
+    void nearest(Lanes& t) const {
+        clamp_lanes(t, float(lo), float(hi));
+        round_lanes(t);
+    }
+    int code(float t) const { return int(std::clamp(std::nearbyint(t), float(lo), float(hi))); }
+    float lowest() const { return float(lo); }
+    float highest() const { return float(hi); }
+};
+
+// Sums over a sub-block quantized with one candidate scale (v: the levels).
+struct SymmetricSums {
+    float vv = 0, xv = 0, err = 0;
+};
+
+template <int N, class Levels>
+std::array<SymmetricSums, kLanes> symmetric_sums(const float* x, const Levels& levels,
+                                                 const std::array<float, kLanes>& cand) {
+    Lanes scale, inv;
+    for (int c = 0; c < kLanes; ++c) {
+        scale[c] = cand[c];
+        inv[c] = cand[c] != 0 ? 1.0f / cand[c] : 0.0f;
+    }
+    Lanes vv{}, xv{}, err{};
+    for (int i = 0; i < N; ++i) {
+        Lanes v = x[i] * inv;
+        levels.nearest(v);
+        vv += v * v;
+        xv += x[i] * v;
+        const Lanes diff = scale * v - x[i];
+        err += diff * diff;
+    }
+    std::array<SymmetricSums, kLanes> sums;
+    for (int c = 0; c < kLanes; ++c) sums[c] = {vv[c], xv[c], err[c]};
+    return sums;
+}
+
+// The best real (signed) scale of one sub-block: the least-squares fits of a
+// range of candidate scales, then of steps around the best until none improves.
+template <int N, class Levels>
+float best_symmetric(const float* x, const Levels& levels) {
+    float max = 0, sum_xx = 0;  // max: the value of largest magnitude
+    for (int i = 0; i < N; ++i) {
+        if (std::fabs(x[i]) > std::fabs(max)) max = x[i];
+        sum_xx += x[i] * x[i];
+    }
+    if (max == 0) return 0;
+    float best = max / levels.lowest(), best_err = INFINITY;
+    auto try_candidates = [&](const std::array<float, kLanes>& cand) {
+        bool improved = false;
+        for (const SymmetricSums& s : symmetric_sums<N>(x, levels, cand)) {
+            const float err = sum_xx - s.xv * s.xv / s.vv;
+            if (!(s.vv > 0 && err < best_err)) continue;
+            best_err = err;
+            best = s.xv / s.vv;
+            improved = true;
+        }
+        return improved;
+    };
+    // The largest value maps to within 25% of either end of the levels.
+    for (const float end : {levels.lowest(), levels.highest()}) {
+        std::array<float, kLanes> cand;
+        for (int c = 0; c < kLanes; ++c) cand[c] = max / (end * (0.75f + c / 14.0f));
+        try_candidates(cand);
+    }
+    for (int iter = 0; iter < 3; ++iter) {
+        std::array<float, kLanes> cand;
+        for (int c = 0; c < kLanes; ++c) cand[c] = best * (1 + kRefineSteps[c]);
+        if (!try_candidates(cand)) break;
+    }
+    return best;
+}
+
+// A super-block of symmetric sub-blocks: scale_j = d*scales[j].
+template <int kSubLen>
+struct SymmetricBlock {
+    static constexpr int kSubBlocks = kSuperBlock / kSubLen;
+    float d = 0;  // fp16-representable
+    std::array<int, kSubBlocks> scales{};
+    std::array<int8_t, kSuperBlock> codes{};
+};
+
+// Integer scales lie in [scale_lo, scale_hi] with scale_lo < 0 < scale_hi.
+template <int kSubLen, class Levels>
+SymmetricBlock<kSubLen> quantize_symmetric_block(const float* x, const Levels& levels, int scale_lo, int scale_hi) {
+    constexpr int kSubBlocks = kSuperBlock / kSubLen;
+    std::array<float, kSubBlocks> real;
+    float max_scale = 0;  // of largest magnitude
+    for (int j = 0; j < kSubBlocks; ++j) {
+        real[j] = best_symmetric<kSubLen>(x + j * kSubLen, levels);
+        if (std::fabs(real[j]) > std::fabs(max_scale)) max_scale = real[j];
+    }
+    // The largest sub-block scale maps to the wider, negative end of the scales.
+    float d = fp16_round(max_scale / scale_lo);
+
+    SymmetricBlock<kSubLen> best;
+    float best_err = INFINITY;
+    for (int iter = 0; iter < 4; ++iter) {
+        SymmetricBlock<kSubLen> cur;
+        cur.d = d;
+        float total = 0;
+        double uu = 0, xu = 0;  // sums of the least-squares problem for d (x ~ d*u)
+        for (int j = 0; j < kSubBlocks; ++j) {
+            // Eight integer scales around the real one.
+            const float below = d != 0 ? std::floor(real[j] / d) - (kLanes / 2 - 1) : 0.0f;
+            const int sc0 = int(std::clamp(below, float(scale_lo), float(scale_hi - kLanes + 1)));
+            std::array<float, kLanes> cand;
+            for (int c = 0; c < kLanes; ++c) cand[c] = d * (sc0 + c);
+            const auto sums = symmetric_sums<kSubLen>(x + j * kSubLen, levels, cand);
+            int c = 0;
+            for (int k = 1; k < kLanes; ++k)
+                if (sums[k].err < sums[c].err) c = k;
+            cur.scales[j] = sc0 + c;
+            total += sums[c].err;
+            uu += double(cur.scales[j]) * cur.scales[j] * sums[c].vv;
+            xu += double(cur.scales[j]) * sums[c].xv;
+        }
+        if (!(total < best_err)) break;
+        best_err = total;
+        best = cur;
+        const float new_d = uu > 0 ? fp16_round(float(xu / uu)) : 0.0f;
+        if (new_d == 0 || new_d == d) break;
+        d = new_d;
+    }
+    for (int j = 0; j < kSubBlocks; ++j) {
+        const float scale = best.d * best.scales[j], inv = scale != 0 ? 1.0f / scale : 0.0f;
+        for (int i = j * kSubLen; i < (j + 1) * kSubLen; ++i) best.codes[i] = int8_t(levels.code(x[i] * inv));
+    }
+    return best;
+}
+
+}  // namespace tessera::kquant

@@ -1,0 +1,68 @@
+// Q4_K: super-blocks of 256 values in 8 sub-blocks of 32. Each sub-block has a
+// 6-bit scale and a 6-bit min, scaled by the fp16 d and dmin of the block;
+// value = d*scale*q - dmin*min with 4-bit q.
+#pragma once
+
+#include "kernels/quant/kquant_common.hpp"
+#include "kernels/quant/quant_type.hpp"
+#include "kernels/quant/types/q8_k.hpp"
+
+namespace tessera {
+
+struct Q4_K {
+    static constexpr GgmlType id = GgmlType::Q4_K;
+    static constexpr std::string_view name = "Q4_K";
+    static constexpr size_t block_elems = 256;
+    static constexpr bool quantizer_matches_ggml = false;
+    struct Block {
+        uint16_t d;          // fp16 scale of the scales
+        uint16_t dmin;       // fp16 scale of the mins
+        uint8_t scales[12];  // 8 scales and 8 mins, see kquant::unpack_scale_min
+        uint8_t qs[128];     // each 64 values: 32 bytes, low nibbles first, then high nibbles
+    };
+    using DotType = Q8_K;
+
+    static constexpr int q_byte(int i) { return 32 * (i / 64) + i % 32; }
+    static constexpr int q_shift(int i) { return 4 * (i % 64 / 32); }
+    static int q(const Block& b, int i) { return (b.qs[q_byte(i)] >> q_shift(i)) & 0xF; }
+
+    static void dequantize(const Block& b, float* out) {
+        const float d = fp16_to_fp32(b.d), dmin = fp16_to_fp32(b.dmin);
+        for (int j = 0; j < 8; ++j) {
+            const auto [sc, m] = kquant::unpack_scale_min(b.scales, j);
+            const float scale = d * float(sc), min = dmin * float(m);
+            for (int i = 32 * j; i < 32 * j + 32; ++i) out[i] = scale * float(q(b, i)) - min;
+        }
+    }
+
+    static void quantize(const float* in, Block& b) {
+        const auto quant = kquant::quantize_affine_block<32>(in, 15, 63);
+        b.d = fp32_to_fp16(quant.d);
+        b.dmin = fp32_to_fp16(quant.dmin);
+        std::array<kquant::ScaleMin, 8> scale_mins;
+        for (int j = 0; j < 8; ++j) scale_mins[j] = {quant.scales[j], quant.mins[j]};
+        kquant::pack_scale_min(scale_mins, b.scales);
+        std::fill(std::begin(b.qs), std::end(b.qs), uint8_t(0));
+        for (int i = 0; i < 256; ++i) b.qs[q_byte(i)] |= uint8_t(quant.q[i] << q_shift(i));
+    }
+
+    static float dot(const Block* w, const Q8_K::Block* a, size_t nblocks) {
+        float sum = 0.0f;
+        for (size_t n = 0; n < nblocks; ++n) {
+            const Block& b = w[n];
+            int32_t scaled = 0, mins = 0;
+            for (int j = 0; j < 8; ++j) {
+                const auto [sc, m] = kquant::unpack_scale_min(b.scales, j);
+                int32_t isum = 0;
+                for (int i = 32 * j; i < 32 * j + 32; ++i) isum += q(b, i) * int32_t(a[n].qs[i]);
+                scaled += sc * isum;
+                mins += m * (int32_t(a[n].bsums[2 * j]) + a[n].bsums[2 * j + 1]);
+            }
+            sum += (a[n].d * fp16_to_fp32(b.d)) * float(scaled) - (a[n].d * fp16_to_fp32(b.dmin)) * float(mins);
+        }
+        return sum;
+    }
+};
+static_assert(QuantType<Q4_K> && matches_format<Q4_K>());
+
+}  // namespace tessera

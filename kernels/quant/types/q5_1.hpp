@@ -1,0 +1,83 @@
+// Q5_1: blocks of 32 values, fp16 scale d and fp16 minimum m, and 32 5-bit
+// values q packed as in Q5_0; value = d * q + m.
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/quant/half.hpp"
+#include "kernels/quant/quant_type.hpp"
+#include "kernels/quant/types/q8_1.hpp"
+
+namespace tessera {
+
+struct Q5_1 {
+    static constexpr GgmlType id = GgmlType::Q5_1;
+    static constexpr std::string_view name = "Q5_1";
+    static constexpr size_t block_elems = 32;
+    static constexpr bool quantizer_matches_ggml = true;
+    struct Block {
+        uint16_t d;  // fp16 scale
+        uint16_t m;  // fp16 minimum
+        uint8_t qh[4];
+        uint8_t qs[16];
+    };
+    using DotType = Q8_1;
+
+    // The 32 values of q (0..31).
+    static void unpack(const Block& b, int* q) {
+        const uint32_t qh = uint32_t(b.qh[0]) | uint32_t(b.qh[1]) << 8 | uint32_t(b.qh[2]) << 16 |
+                            uint32_t(b.qh[3]) << 24;
+        for (int j = 0; j < 16; ++j) {
+            q[j] = (b.qs[j] & 0xF) | int((qh >> j) & 1u) << 4;
+            q[j + 16] = (b.qs[j] >> 4) | int((qh >> (j + 16)) & 1u) << 4;
+        }
+    }
+
+    static void dequantize(const Block& b, float* out) {
+        const float d = fp16_to_fp32(b.d);
+        const float m = fp16_to_fp32(b.m);
+        int q[32];
+        unpack(b, q);
+        for (int j = 0; j < 32; ++j) out[j] = float(q[j]) * d + m;
+    }
+
+    // ggml's reference quantizer: [min, max] of the block maps to [0, 31].
+    static void quantize(const float* in, Block& b) {
+        float min = std::numeric_limits<float>::max();
+        float max = -std::numeric_limits<float>::max();
+        for (int j = 0; j < 32; ++j) {
+            if (in[j] < min) min = in[j];
+            if (in[j] > max) max = in[j];
+        }
+        const float d = (max - min) / 31.0f;
+        // 0 when d is 0 or so small (float-subnormal inputs) that 1/d overflows.
+        const float inv_d = std::isfinite(1.0f / d) ? 1.0f / d : 0.0f;
+        b.d = fp32_to_fp16(d);
+        b.m = fp32_to_fp16(min);
+        uint32_t qh = 0;
+        for (int j = 0; j < 16; ++j) {
+            const int lo = uint8_t((in[j] - min) * inv_d + 0.5f);
+            const int hi = uint8_t((in[j + 16] - min) * inv_d + 0.5f);
+            b.qs[j] = uint8_t((lo & 0xF) | (hi & 0xF) << 4);
+            qh |= uint32_t((lo >> 4) & 1) << j | uint32_t((hi >> 4) & 1) << (j + 16);
+        }
+        for (int k = 0; k < 4; ++k) b.qh[k] = uint8_t(qh >> (8 * k));
+    }
+
+    static float dot(const Block* w, const Q8_1::Block* a, size_t nblocks) {
+        float sum = 0.0f;
+        for (size_t i = 0; i < nblocks; ++i) {
+            int q[32];
+            unpack(w[i], q);
+            int32_t isum = 0;
+            for (int j = 0; j < 32; ++j) isum += q[j] * int32_t(a[i].qs[j]);
+            sum += (fp16_to_fp32(w[i].d) * fp16_to_fp32(a[i].d)) * float(isum) +
+                   fp16_to_fp32(w[i].m) * fp16_to_fp32(a[i].s);
+        }
+        return sum;
+    }
+};
+static_assert(QuantType<Q5_1> && matches_format<Q5_1>());
+
+}  // namespace tessera

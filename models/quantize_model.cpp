@@ -1,0 +1,117 @@
+#include "models/quantize_model.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "kernels/quant/registry.hpp"
+#include "models/gguf/file.hpp"
+#include "models/gguf/writer.hpp"
+#include "support/error.hpp"
+
+namespace tessera {
+namespace {
+
+double bits_per_weight(const GgmlTypeTraits& t) { return 8.0 * t.block_bytes / t.block_elems; }
+
+bool is_norm_or_vector(const std::string& name, size_t n_dims) {
+    return n_dims < 2 || name.ends_with("_norm.weight") || name.ends_with(".bias");
+}
+
+// llama.cpp's general.file_type ("ftype") for a model mostly of one type.
+// Types without an entry leave the key unset (llama.cpp then guesses).
+std::optional<uint32_t> llama_file_type(GgmlType t) {
+    static const std::map<GgmlType, uint32_t> ftypes = {
+        {GgmlType::F32, 0},   {GgmlType::F16, 1},    {GgmlType::Q4_0, 2},    {GgmlType::Q4_1, 3},
+        {GgmlType::Q8_0, 7},  {GgmlType::Q5_0, 8},   {GgmlType::Q5_1, 9},    {GgmlType::Q2_K, 10},
+        {GgmlType::Q3_K, 11}, {GgmlType::Q4_K, 14},  {GgmlType::Q5_K, 16},   {GgmlType::Q6_K, 18},
+        {GgmlType::IQ4_NL, 25}, {GgmlType::IQ4_XS, 30}, {GgmlType::BF16, 32},
+    };
+    const auto it = ftypes.find(t);
+    if (it == ftypes.end()) return std::nullopt;
+    return it->second;
+}
+
+// Converts one tensor row by row through F32.
+void convert_rows(const gguf::TensorInfo& t, const QuantTypeEntry& from, const QuantTypeEntry& to,
+                  std::span<uint8_t> dst) {
+    const auto row_elems = int64_t(t.ne[0]);
+    const size_t src_row = row_bytes(from.traits, uint64_t(row_elems));
+    const size_t dst_row = row_bytes(to.traits, uint64_t(row_elems));
+    const auto rows = int64_t(t.n_rows());
+#pragma omp parallel
+    {
+        std::vector<float> buf(static_cast<size_t>(row_elems));
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t r = 0; r < rows; ++r) {
+            from.dequantize_row(t.data.data() + size_t(r) * src_row, buf.data(), row_elems);
+            to.quantize_row(buf.data(), dst.data() + size_t(r) * dst_row, row_elems);
+        }
+    }
+}
+
+}  // namespace
+
+GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
+                            const QuantizePlan& plan) {
+    if (is_norm_or_vector(name, n_dims)) return source;
+    GgmlTypeTraits want = ggml_type_traits(plan.target);
+    if (!plan.pure && name == "output.weight" && find_quant_type(GgmlType::Q6_K)) {
+        const auto q6k = ggml_type_traits(GgmlType::Q6_K);
+        if (bits_per_weight(want) < bits_per_weight(q6k)) want = q6k;
+    }
+    if (row_elems % want.block_elems == 0) return want.id;
+    // Fallback: the cheapest enabled type with a fitting block and at least the precision asked for.
+    const QuantTypeEntry* best = nullptr;
+    for (const auto& e : enabled_quant_types()) {
+        if (row_elems % e.traits.block_elems != 0 || bits_per_weight(e.traits) < bits_per_weight(want)) continue;
+        if (e.traits.id == GgmlType::Q8_1 || e.traits.id == GgmlType::Q8_K) continue;  // activation formats
+        // Ties go to the lower type id: the older, more widely supported type (F16 before BF16).
+        const double bits = bits_per_weight(e.traits), best_bits = best ? bits_per_weight(best->traits) : 0.0;
+        if (!best || bits < best_bits || (bits == best_bits && e.traits.id < best->traits.id)) best = &e;
+    }
+    return best ? best->traits.id : GgmlType::F32;
+}
+
+QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path, const QuantizePlan& plan,
+                              const std::function<void(const std::string&)>& log) {
+    require_quant_type(plan.target, "quantize target");
+    gguf::Writer writer;
+    for (const auto& kv : in.metadata()) {
+        if (kv.key == "general.file_type" || kv.key == "general.quantization_version") continue;
+        writer.add_kv(kv.key, kv.value);
+    }
+    writer.add_kv("general.quantization_version", gguf::Value{uint32_t{2}});
+    if (const auto ftype = llama_file_type(plan.target)) writer.add_kv("general.file_type", gguf::Value{*ftype});
+
+    QuantizeReport report;
+    for (const auto& t : in.tensors()) {
+        const GgmlType type = choose_tensor_type(t.name, t.ne[0], t.ne.size(), t.type.id, plan);
+        report.bytes_in += t.data.size();
+        const auto& out_traits = ggml_type_traits(type);
+        report.bytes_out += row_bytes(out_traits, t.ne[0]) * t.n_rows();
+        char line[256];
+        if (type == t.type.id) {
+            writer.add_tensor(t.name, type, t.ne, t.data);
+            ++report.tensors_copied;
+            std::snprintf(line, sizeof line, "%-32s %-7s kept", t.name.c_str(), std::string(t.type.name).c_str());
+        } else {
+            const auto& from = require_quant_type(t.type.id, in.name() + ": tensor " + t.name);
+            const auto& to = require_quant_type(type, "quantize target for " + t.name);
+            writer.add_tensor(t.name, type, t.ne, [&t, &from, &to](std::span<uint8_t> dst) { convert_rows(t, from, to, dst); });
+            ++report.tensors_quantized;
+            const bool fallback = !is_norm_or_vector(t.name, t.ne.size()) && type != plan.target &&
+                                  !(t.name == "output.weight" && !plan.pure);
+            if (fallback) ++report.tensors_fallback;
+            std::snprintf(line, sizeof line, "%-32s %-7s -> %-7s%s", t.name.c_str(), std::string(t.type.name).c_str(),
+                          std::string(out_traits.name).c_str(),
+                          fallback ? "  (rows do not fit the target block: fallback)" : "");
+        }
+        if (log) log(line);
+    }
+    writer.write(out_path);
+    return report;
+}
+
+}  // namespace tessera

@@ -1,0 +1,42 @@
+// Requantizing a GGUF model to another weight type (what `tessera quantize` does).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "kernels/quant/ggml_type.hpp"
+
+namespace tessera {
+
+namespace gguf { class File; }
+
+struct QuantizePlan {
+    GgmlType target = GgmlType::Q8_0;
+    // pure: every 2-D weight gets `target`. Otherwise, like llama-quantize's
+    // defaults, output.weight is kept at Q6_K precision when the target is
+    // coarser (and Q6_K is in the build).
+    bool pure = false;
+    int threads = 0;  // 0: OpenMP default
+};
+
+struct QuantizeReport {
+    uint64_t tensors_quantized = 0;
+    uint64_t tensors_copied = 0;
+    uint64_t tensors_fallback = 0;  // rows not a multiple of the target block
+    uint64_t bytes_in = 0;
+    uint64_t bytes_out = 0;
+};
+
+// The type a weight tensor gets under `plan`. Rows whose length is not a
+// multiple of the chosen type's block fall back to the cheapest enabled type
+// whose block fits and whose bits per weight are at least the target's
+// (ties: the lower type id, so F16 before BF16); F32 if none fits.
+GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
+                            const QuantizePlan& plan);
+
+// Writes `out_path`; `log` receives one line per tensor (may be null).
+QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path, const QuantizePlan& plan,
+                              const std::function<void(const std::string&)>& log);
+
+}  // namespace tessera

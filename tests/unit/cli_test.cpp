@@ -1,0 +1,143 @@
+// End-to-end checks of the `tessera` binary: exit codes, stderr messages and
+// outputs of inspect / dequant / quantize.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "conformance.hpp"
+#include "models/gguf/file.hpp"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+    int exit_code;
+    std::string out;  // stdout and stderr together
+};
+
+RunResult run_cli(const std::string& args) {
+    const std::string cmd = std::string(TESSERA_CLI_PATH) + " " + args + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (!pipe) return {-1, "popen failed"};
+    std::string out;
+    std::array<char, 4096> buf{};
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    return {WEXITSTATUS(status), out};
+}
+
+std::vector<float> read_f32(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<float> v(fs::file_size(path) / sizeof(float));
+    in.read(reinterpret_cast<char*>(v.data()), std::streamsize(v.size() * sizeof(float)));
+    return v;
+}
+
+fs::path temp_path(const std::string& name) {
+    return fs::temp_directory_path() / ("tessera_cli_test_" + std::to_string(::getpid()) + "_" + name);
+}
+
+TEST(Cli, HelpAndUsageErrors) {
+    EXPECT_EQ(run_cli("--help").exit_code, 0);
+    for (const char* sub : {"inspect", "dequant", "quantize"}) {
+        const auto r = run_cli(std::string(sub) + " --help");
+        EXPECT_EQ(r.exit_code, 0) << sub;
+        EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
+    }
+    EXPECT_NE(run_cli("").exit_code, 0);
+    EXPECT_NE(run_cli("no-such-command").exit_code, 0);
+    EXPECT_NE(run_cli("inspect").exit_code, 0);  // missing FILE
+}
+
+TEST(Cli, MissingAndMalformedFilesFailWithMessage) {
+    auto r = run_cli("inspect /nonexistent/model.gguf");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("/nonexistent/model.gguf"), std::string::npos) << r.out;
+
+    const auto bad = temp_path("bad.gguf");
+    std::ofstream(bad, std::ios::binary) << "GGUF\x03\x00\x00";  // truncated header
+    r = run_cli("inspect " + bad.string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find(bad.string()), std::string::npos) << r.out;
+    fs::remove(bad);
+}
+
+TEST(Cli, InspectShowsMetadataAndTensors) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const auto model = dir / "models/stories260K-Q8_0.gguf";
+    auto r = run_cli("inspect " + model.string());
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("llama.embedding_length"), std::string::npos);
+    EXPECT_NE(r.out.find("blk.0.ffn_down.weight"), std::string::npos);
+    EXPECT_NE(r.out.find("[172, 64]"), std::string::npos);  // ffn_down: rows of 172 (F16 fallback)
+
+    r = run_cli("inspect --json " + model.string() + " 2>/dev/null");
+    ASSERT_EQ(r.exit_code, 0);
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["metadata"]["llama.block_count"]["value"], 5);
+    EXPECT_EQ(j["metadata"]["tokenizer.ggml.tokens"]["value"].size(), 512u);
+    bool found = false;
+    for (const auto& t : j["tensors"])
+        if (t["name"] == "blk.0.ffn_down.weight") {
+            found = true;
+            EXPECT_EQ(t["type"], "F16");
+            EXPECT_EQ(t["shape"], nlohmann::json::array({172, 64}));
+            EXPECT_EQ(t["bytes"], 172 * 64 * 2);
+        }
+    EXPECT_TRUE(found);
+}
+
+TEST(Cli, DequantMatchesGolden) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const auto out = temp_path("q4k.f32");
+    const auto r = run_cli("dequant " + (dir / "dequant/Q4_K.gguf").string() + " blk.0.ffn_up.weight " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(read_f32(out), read_f32(dir / "dequant/Q4_K.f32"));
+    fs::remove(out);
+
+    const auto missing = run_cli("dequant " + (dir / "dequant/Q4_K.gguf").string() + " no.such.tensor " + out.string());
+    EXPECT_EQ(missing.exit_code, 1);
+    EXPECT_NE(missing.out.find("no.such.tensor"), std::string::npos) << missing.out;
+}
+
+// Requantizing the F32 model reproduces the tensor of the ggml-quantized file
+// (Q8_0's quantizer is byte-exact), keeps norms F32, and falls back where rows
+// do not fit the block.
+TEST(Cli, QuantizeModel) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const auto out = temp_path("stories-q8.gguf");
+    auto r = run_cli("quantize -q " + (dir / "models/stories260K-F32.gguf").string() + " " + out.string() + " Q8_0");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto ours = gguf::File::open(out.string());
+    const auto ref = gguf::File::open((dir / "models/stories260K-Q8_0.gguf").string());
+    for (const char* name : {"blk.0.attn_q.weight", "blk.3.ffn_up.weight", "token_embd.weight", "output.weight"}) {
+        const auto& a = ours.tensor(name);
+        const auto& b = ref.tensor(name);
+        EXPECT_EQ(a.type.id, GgmlType::Q8_0) << name;
+        ASSERT_EQ(a.data.size(), b.data.size()) << name;
+        EXPECT_TRUE(std::equal(a.data.begin(), a.data.end(), b.data.begin())) << name;
+    }
+    EXPECT_EQ(ours.tensor("blk.0.attn_norm.weight").type.id, GgmlType::F32);
+    // ffn_down rows have 172 values: no 32-block fits, so it falls back to F16 as in llama.cpp.
+    EXPECT_EQ(ours.tensor("blk.0.ffn_down.weight").type.id, GgmlType::F16);
+    EXPECT_EQ(ours.get_uint("general.quantization_version"), 2u);
+    EXPECT_EQ(ours.get_string("tokenizer.ggml.model"), "llama");
+    fs::remove(out);
+
+    r = run_cli("quantize " + (dir / "models/stories260K-F32.gguf").string() + " " + out.string() + " Q9_9");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("Q9_9"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,12 @@
+// Each subcommand of the `tessera` CLI registers itself on the top-level app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tessera::cli {
+
+void add_inspect_command(CLI::App& app);
+void add_dequant_command(CLI::App& app);
+void add_quantize_command(CLI::App& app);
+
+}  // namespace tessera::cli
