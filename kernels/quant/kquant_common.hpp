@@ -50,11 +50,18 @@ constexpr void pack_scale_min(const std::array<ScaleMin, 8>& values, uint8_t* pa
     }
 }
 
-// The searches try candidate scales eight at a time, one per lane of a vector
-// (GCC/Clang vector extension, element-wise float arithmetic only). Vectors are
-// passed by reference only: their calling convention differs between targets.
-inline constexpr int kLanes = 8;
-using Lanes = float __attribute__((vector_size(kLanes * sizeof(float))));
+// The searches try kCandidates scales at a time, one per lane of vectors of
+// kWidth floats (GCC/Clang vector extension; element-wise arithmetic only).
+// Vectors are passed by reference only: their calling convention differs
+// between targets.
+inline constexpr int kCandidates = 8;
+#ifdef __AVX__
+inline constexpr int kWidth = 8;
+#else
+inline constexpr int kWidth = 4;  // wider vectors would be split into scalar code
+#endif
+inline constexpr int kVectors = kCandidates / kWidth;
+using Lanes = float __attribute__((vector_size(kWidth * sizeof(float))));
 
 // Rounds every lane half to even (valid for |t| < 2^22, which the callers'
 // clamping ensures).
@@ -80,32 +87,38 @@ inline int affine_code(float x, Affine a, int qmax) {
     return int(std::clamp(std::nearbyint((x + a.min) * inv), 0.0f, float(qmax)));
 }
 
-// Sums over a sub-block quantized with one candidate scale and min.
+// Sums over a sub-block quantized with one candidate scale and min: of q, q^2,
+// x*q and the squared error.
 struct AffineSums {
     float q = 0, qq = 0, xq = 0, err = 0;
 };
 
 template <int N>
-std::array<AffineSums, kLanes> affine_sums(const float* x, int qmax, const std::array<Affine, kLanes>& cand) {
-    Lanes scale, min, inv;
-    for (int c = 0; c < kLanes; ++c) {
-        scale[c] = cand[c].scale;
-        min[c] = cand[c].min;
-        inv[c] = cand[c].scale != 0 ? 1.0f / cand[c].scale : 0.0f;
+std::array<AffineSums, kCandidates> affine_sums(const float* x, int qmax, const std::array<Affine, kCandidates>& cand) {
+    Lanes scale[kVectors], min[kVectors], inv[kVectors];
+    for (int c = 0; c < kCandidates; ++c) {
+        scale[c / kWidth][c % kWidth] = cand[c].scale;
+        min[c / kWidth][c % kWidth] = cand[c].min;
+        inv[c / kWidth][c % kWidth] = cand[c].scale != 0 ? 1.0f / cand[c].scale : 0.0f;
     }
-    Lanes sum_q{}, sum_qq{}, sum_xq{}, err{};
+    Lanes sum_q[kVectors]{}, sum_qq[kVectors]{}, sum_xq[kVectors]{}, err[kVectors]{};
     for (int i = 0; i < N; ++i) {
-        Lanes q = (x[i] + min) * inv;
-        clamp_lanes(q, 0.0f, float(qmax));
-        round_lanes(q);
-        sum_q += q;
-        sum_qq += q * q;
-        sum_xq += x[i] * q;
-        const Lanes diff = scale * q - min - x[i];
-        err += diff * diff;
+        for (int v = 0; v < kVectors; ++v) {
+            Lanes q = (x[i] + min[v]) * inv[v];
+            clamp_lanes(q, 0.0f, float(qmax));
+            round_lanes(q);
+            sum_q[v] += q;
+            sum_qq[v] += q * q;
+            sum_xq[v] += x[i] * q;
+            const Lanes diff = scale[v] * q - min[v] - x[i];
+            err[v] += diff * diff;
+        }
     }
-    std::array<AffineSums, kLanes> sums;
-    for (int c = 0; c < kLanes; ++c) sums[c] = {sum_q[c], sum_qq[c], sum_xq[c], err[c]};
+    std::array<AffineSums, kCandidates> sums;
+    for (int c = 0; c < kCandidates; ++c) {
+        const int v = c / kWidth, lane = c % kWidth;
+        sums[c] = {sum_q[v][lane], sum_qq[v][lane], sum_xq[v][lane], err[v][lane]};
+    }
     return sums;
 }
 
@@ -120,7 +133,8 @@ std::pair<Affine, float> fit_affine(const AffineSums& s, float sum_x, float sum_
 }
 
 // Relative steps of the local refinement around the best scale found so far.
-inline constexpr std::array<float, kLanes> kRefineSteps = {0.0f, -0.01f, 0.01f, -0.02f, 0.02f, -0.04f, 0.04f, 0.07f};
+inline constexpr std::array<float, kCandidates> kRefineSteps = {0.0f,   -0.01f, 0.01f, -0.02f,
+                                                                 0.02f, -0.04f, 0.04f, 0.07f};
 
 // The best real scale and min of one sub-block: the least-squares fits of a
 // range of candidate scales, then of steps around the best until none improves.
@@ -136,7 +150,7 @@ Affine best_affine(const float* x, int qmax) {
     if (hi <= lo) return {0, -lo};
     Affine best{(hi - lo) / qmax, -lo};
     float best_err = INFINITY;
-    auto try_candidates = [&](const std::array<Affine, kLanes>& cand) {
+    auto try_candidates = [&](const std::array<Affine, kCandidates>& cand) {
         bool improved = false;
         for (const AffineSums& s : affine_sums<N>(x, qmax, cand)) {
             const auto [fit, err] = fit_affine<N>(s, sum_x, sum_xx);
@@ -149,13 +163,16 @@ Affine best_affine(const float* x, int qmax) {
     };
     // [lo, hi] spans between qmax - 1 and qmax + 1 steps.
     for (int half = 0; half < 2; ++half) {
-        std::array<Affine, kLanes> cand;
-        for (int c = 0; c < kLanes; ++c) cand[c] = {(hi - lo) / (qmax - 1 + (half * kLanes + c) / 7.5f), -lo};
+        std::array<Affine, kCandidates> cand;
+        for (int c = 0; c < kCandidates; ++c) {
+            const float steps = qmax - 1 + 2.0f * (half * kCandidates + c) / (2 * kCandidates - 1);
+            cand[c] = {(hi - lo) / steps, -lo};
+        }
         try_candidates(cand);
     }
     for (int iter = 0; iter < 3; ++iter) {
-        std::array<Affine, kLanes> cand;
-        for (int c = 0; c < kLanes; ++c) cand[c] = {best.scale * (1 + kRefineSteps[c]), best.min};
+        std::array<Affine, kCandidates> cand;
+        for (int c = 0; c < kCandidates; ++c) cand[c] = {best.scale * (1 + kRefineSteps[c]), best.min};
         if (!try_candidates(cand)) break;
     }
     return best;
@@ -194,14 +211,14 @@ AffineBlock<kSubLen> quantize_affine_block(const float* x, int qmax, int scale_m
         // Sums of the least-squares problem for d and dmin (x ~ d*u - dmin*v).
         double uu = 0, uv = 0, vv = 0, xu = 0, xv = 0;
         for (int j = 0; j < kSubBlocks; ++j) {
-            // The integer scales next to the real one, with four mins around the real one.
+            // The two integer scales next to the real one, each with four mins around the real one.
             const int sc0 = d > 0 ? int(std::clamp(real[j].scale / d, 0.0f, scale_max - 1.0f)) : 0;
             const int m0 = dmin > 0 ? int(std::clamp(real[j].min / dmin - 1, 0.0f, scale_max - 3.0f)) : 0;
-            std::array<Affine, kLanes> cand;
-            for (int c = 0; c < kLanes; ++c) cand[c] = {d * (sc0 + c / 4), dmin * (m0 + c % 4)};
+            std::array<Affine, kCandidates> cand;
+            for (int c = 0; c < kCandidates; ++c) cand[c] = {d * (sc0 + c / 4), dmin * (m0 + c % 4)};
             const auto sums = affine_sums<kSubLen>(x + j * kSubLen, qmax, cand);
             int c = 0;
-            for (int k = 1; k < kLanes; ++k)
+            for (int k = 1; k < kCandidates; ++k)
                 if (sums[k].err < sums[c].err) c = k;
             cur.scales[j] = uint8_t(sc0 + c / 4);
             cur.mins[j] = uint8_t(m0 + c % 4);
@@ -247,30 +264,36 @@ struct IntLevels {  // the integers lo..hi, each its own code
     float highest() const { return float(hi); }
 };
 
-// Sums over a sub-block quantized with one candidate scale (v: the levels).
+// Sums over a sub-block quantized with one candidate scale: of level^2, of x*level
+// and of the squared error.
 struct SymmetricSums {
-    float vv = 0, xv = 0, err = 0;
+    float ll = 0, xl = 0, err = 0;
 };
 
 template <int N, class Levels>
-std::array<SymmetricSums, kLanes> symmetric_sums(const float* x, const Levels& levels,
-                                                 const std::array<float, kLanes>& cand) {
-    Lanes scale, inv;
-    for (int c = 0; c < kLanes; ++c) {
-        scale[c] = cand[c];
-        inv[c] = cand[c] != 0 ? 1.0f / cand[c] : 0.0f;
+std::array<SymmetricSums, kCandidates> symmetric_sums(const float* x, const Levels& levels,
+                                                      const std::array<float, kCandidates>& cand) {
+    Lanes scale[kVectors], inv[kVectors];
+    for (int c = 0; c < kCandidates; ++c) {
+        scale[c / kWidth][c % kWidth] = cand[c];
+        inv[c / kWidth][c % kWidth] = cand[c] != 0 ? 1.0f / cand[c] : 0.0f;
     }
-    Lanes vv{}, xv{}, err{};
+    Lanes sum_ll[kVectors]{}, sum_xl[kVectors]{}, err[kVectors]{};
     for (int i = 0; i < N; ++i) {
-        Lanes v = x[i] * inv;
-        levels.nearest(v);
-        vv += v * v;
-        xv += x[i] * v;
-        const Lanes diff = scale * v - x[i];
-        err += diff * diff;
+        for (int v = 0; v < kVectors; ++v) {
+            Lanes level = x[i] * inv[v];
+            levels.nearest(level);
+            sum_ll[v] += level * level;
+            sum_xl[v] += x[i] * level;
+            const Lanes diff = scale[v] * level - x[i];
+            err[v] += diff * diff;
+        }
     }
-    std::array<SymmetricSums, kLanes> sums;
-    for (int c = 0; c < kLanes; ++c) sums[c] = {vv[c], xv[c], err[c]};
+    std::array<SymmetricSums, kCandidates> sums;
+    for (int c = 0; c < kCandidates; ++c) {
+        const int v = c / kWidth, lane = c % kWidth;
+        sums[c] = {sum_ll[v][lane], sum_xl[v][lane], err[v][lane]};
+    }
     return sums;
 }
 
@@ -285,26 +308,26 @@ float best_symmetric(const float* x, const Levels& levels) {
     }
     if (max == 0) return 0;
     float best = max / levels.lowest(), best_err = INFINITY;
-    auto try_candidates = [&](const std::array<float, kLanes>& cand) {
+    auto try_candidates = [&](const std::array<float, kCandidates>& cand) {
         bool improved = false;
         for (const SymmetricSums& s : symmetric_sums<N>(x, levels, cand)) {
-            const float err = sum_xx - s.xv * s.xv / s.vv;
-            if (!(s.vv > 0 && err < best_err)) continue;
+            const float err = sum_xx - s.xl * s.xl / s.ll;
+            if (!(s.ll > 0 && err < best_err)) continue;
             best_err = err;
-            best = s.xv / s.vv;
+            best = s.xl / s.ll;
             improved = true;
         }
         return improved;
     };
     // The largest value maps to within 25% of either end of the levels.
     for (const float end : {levels.lowest(), levels.highest()}) {
-        std::array<float, kLanes> cand;
-        for (int c = 0; c < kLanes; ++c) cand[c] = max / (end * (0.75f + c / 14.0f));
+        std::array<float, kCandidates> cand;
+        for (int c = 0; c < kCandidates; ++c) cand[c] = max / (end * (0.75f + 0.5f * c / (kCandidates - 1)));
         try_candidates(cand);
     }
     for (int iter = 0; iter < 3; ++iter) {
-        std::array<float, kLanes> cand;
-        for (int c = 0; c < kLanes; ++c) cand[c] = best * (1 + kRefineSteps[c]);
+        std::array<float, kCandidates> cand;
+        for (int c = 0; c < kCandidates; ++c) cand[c] = best * (1 + kRefineSteps[c]);
         if (!try_candidates(cand)) break;
     }
     return best;
@@ -341,18 +364,18 @@ SymmetricBlock<kSubLen> quantize_symmetric_block(const float* x, const Levels& l
         double uu = 0, xu = 0;  // sums of the least-squares problem for d (x ~ d*u)
         for (int j = 0; j < kSubBlocks; ++j) {
             // Eight integer scales around the real one.
-            const float below = d != 0 ? std::floor(real[j] / d) - (kLanes / 2 - 1) : 0.0f;
-            const int sc0 = int(std::clamp(below, float(scale_lo), float(scale_hi - kLanes + 1)));
-            std::array<float, kLanes> cand;
-            for (int c = 0; c < kLanes; ++c) cand[c] = d * (sc0 + c);
+            const float below = d != 0 ? std::floor(real[j] / d) - (kCandidates / 2 - 1) : 0.0f;
+            const int sc0 = int(std::clamp(below, float(scale_lo), float(scale_hi - kCandidates + 1)));
+            std::array<float, kCandidates> cand;
+            for (int c = 0; c < kCandidates; ++c) cand[c] = d * (sc0 + c);
             const auto sums = symmetric_sums<kSubLen>(x + j * kSubLen, levels, cand);
             int c = 0;
-            for (int k = 1; k < kLanes; ++k)
+            for (int k = 1; k < kCandidates; ++k)
                 if (sums[k].err < sums[c].err) c = k;
             cur.scales[j] = sc0 + c;
             total += sums[c].err;
-            uu += double(cur.scales[j]) * cur.scales[j] * sums[c].vv;
-            xu += double(cur.scales[j]) * sums[c].xv;
+            uu += double(cur.scales[j]) * cur.scales[j] * sums[c].ll;
+            xu += double(cur.scales[j]) * sums[c].xl;
         }
         if (!(total < best_err)) break;
         best_err = total;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/quant/kquant_common.hpp"
@@ -107,8 +108,14 @@ TEST(KQuant, Q8KZeroBlock) {
 
 template <class T>
 class KQuantWeightTest : public ::testing::Test {};
+struct TypeName {
+    template <class T>
+    static std::string GetName(int) {
+        return std::string(T::name);
+    }
+};
 using KQuantWeightTypes = ::testing::Types<Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS>;
-TYPED_TEST_SUITE(KQuantWeightTest, KQuantWeightTypes);
+TYPED_TEST_SUITE(KQuantWeightTest, KQuantWeightTypes, TypeName);
 
 // Blocks whose bytes are all one pattern (with d = dmin = 1) reach the largest
 // codes and scales of each format; with activations of +-127 the integer sums

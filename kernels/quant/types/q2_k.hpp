@@ -54,6 +54,7 @@ struct Q2_K {
                 int32_t isum = 0;
                 for (int i = 16 * j; i < 16 * j + 16; ++i) isum += q(b, i) * int32_t(a[n].qs[i]);
                 scaled += (b.scales[j] & 0xF) * isum;
+                // The min term needs only the activations' sums over the sub-block.
                 mins += (b.scales[j] >> 4) * int32_t(a[n].bsums[j]);
             }
             sum += (a[n].d * fp16_to_fp32(b.d)) * float(scaled) - (a[n].d * fp16_to_fp32(b.dmin)) * float(mins);

@@ -56,6 +56,7 @@ struct Q4_K {
                 int32_t isum = 0;
                 for (int i = 32 * j; i < 32 * j + 32; ++i) isum += q(b, i) * int32_t(a[n].qs[i]);
                 scaled += sc * isum;
+                // The min term needs only the activations' sums over the sub-block.
                 mins += m * (int32_t(a[n].bsums[2 * j]) + a[n].bsums[2 * j + 1]);
             }
             sum += (a[n].d * fp16_to_fp32(b.d)) * float(scaled) - (a[n].d * fp16_to_fp32(b.dmin)) * float(mins);
