@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
@@ -389,6 +390,29 @@ SymmetricBlock<kSubLen> quantize_symmetric_block(const float* x, const Levels& l
         for (int i = j * kSubLen; i < (j + 1) * kSubLen; ++i) best.codes[i] = int8_t(levels.code(x[i] * inv));
     }
     return best;
+}
+
+// Reference dot product of Q4_K/Q5_K-style blocks (8 sub-blocks of 32 with a
+// 6-bit scale and min each, fp16 d and dmin) with Q8_K activation blocks, in
+// ggml's arithmetic: integer sums per sub-block, one float scaling per block.
+// `quant(block, i)` gives the unsigned quant of value i.
+template <class WeightBlock, class ActBlock, class QuantOf>
+float dot_scale_min_blocks(const WeightBlock* w, const ActBlock* a, size_t nblocks, QuantOf quant) {
+    float sum = 0.0f;
+    for (size_t n = 0; n < nblocks; ++n) {
+        const WeightBlock& b = w[n];
+        int32_t scaled = 0, mins = 0;
+        for (int j = 0; j < 8; ++j) {
+            const auto [sc, m] = unpack_scale_min(b.scales, j);
+            int32_t isum = 0;
+            for (int i = 32 * j; i < 32 * j + 32; ++i) isum += quant(b, i) * int32_t(a[n].qs[i]);
+            scaled += sc * isum;
+            // The min term needs only the activations' sums over the sub-block.
+            mins += m * (int32_t(a[n].bsums[2 * j]) + a[n].bsums[2 * j + 1]);
+        }
+        sum += (a[n].d * fp16_to_fp32(b.d)) * float(scaled) - (a[n].d * fp16_to_fp32(b.dmin)) * float(mins);
+    }
+    return sum;
 }
 
 }  // namespace tessera::kquant

@@ -47,21 +47,7 @@ struct Q4_K {
     }
 
     static float dot(const Block* w, const Q8_K::Block* a, size_t nblocks) {
-        float sum = 0.0f;
-        for (size_t n = 0; n < nblocks; ++n) {
-            const Block& b = w[n];
-            int32_t scaled = 0, mins = 0;
-            for (int j = 0; j < 8; ++j) {
-                const auto [sc, m] = kquant::unpack_scale_min(b.scales, j);
-                int32_t isum = 0;
-                for (int i = 32 * j; i < 32 * j + 32; ++i) isum += q(b, i) * int32_t(a[n].qs[i]);
-                scaled += sc * isum;
-                // The min term needs only the activations' sums over the sub-block.
-                mins += m * (int32_t(a[n].bsums[2 * j]) + a[n].bsums[2 * j + 1]);
-            }
-            sum += (a[n].d * fp16_to_fp32(b.d)) * float(scaled) - (a[n].d * fp16_to_fp32(b.dmin)) * float(mins);
-        }
-        return sum;
+        return kquant::dot_scale_min_blocks(w, a, nblocks, [](const Block& b, int i) { return q(b, i); });
     }
 };
 static_assert(QuantType<Q4_K> && matches_format<Q4_K>());
