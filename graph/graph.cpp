@@ -32,12 +32,12 @@ Tensor* Graph::input(std::string name, GgmlType type, Shape ne) {
 
 Tensor* Graph::weight(std::string name, GgmlType type, Shape ne, const void* data) {
     if (data == nullptr) throw Error("weight '" + name + "' has no data");
-    return add_leaf(std::move(name), type, ne, LeafKind::Borrowed, const_cast<void*>(data));
+    return add_leaf(std::move(name), type, ne, LeafKind::Weight, const_cast<void*>(data));
 }
 
 Tensor* Graph::external(std::string name, GgmlType type, Shape ne, void* data) {
     if (data == nullptr) throw Error("external tensor '" + name + "' has no data");
-    return add_leaf(std::move(name), type, ne, LeafKind::Borrowed, data);
+    return add_leaf(std::move(name), type, ne, LeafKind::External, data);
 }
 
 Tensor* Graph::add_node(const OpDef& op, GgmlType type, Shape ne, std::vector<Tensor*> src, std::any params) {

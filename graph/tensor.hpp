@@ -4,8 +4,8 @@
 //
 // Kinds of tensors:
 //   leaf    op == nullptr: an input (storage planned by the executor, filled
-//           by the caller), a weight or external buffer (data borrowed, e.g.
-//           from the mmapped GGUF or a KV cache the caller owns)
+//           by the caller), a weight (read-only data borrowed from e.g. the
+//           mmapped GGUF) or an external buffer (writable, e.g. a KV cache)
 //   view    op->is_view: shares the storage of src[0] at view_offset with its
 //           own ne/nb (slices, reshapes, permutes); costs nothing to run
 //   node    any other op: the executor gives it storage and runs its kernel
@@ -29,7 +29,9 @@ constexpr int kMaxDims = 4;
 using Shape = std::array<int64_t, kMaxDims>;
 using Strides = std::array<size_t, kMaxDims>;
 
-enum class LeafKind : uint8_t { None, Input, Borrowed };
+// Input: storage from the executor; Weight: borrowed, read-only; External:
+// borrowed, writable (a KV cache).
+enum class LeafKind : uint8_t { None, Input, Weight, External };
 
 struct Tensor {
     Graph* graph = nullptr;

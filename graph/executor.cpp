@@ -1,0 +1,224 @@
+#include "graph/executor.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "graph/cpu_backend.hpp"
+#include "graph/memory_plan.hpp"
+#include "graph/trace.hpp"
+#include "ops/op_def.hpp"
+#include "ops/transfer.hpp"
+#include "support/error.hpp"
+
+namespace tessera {
+
+Executor::Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions options)
+    : graph_(graph), options_(std::move(options)), backends_(options_.backends) {
+    if (backends_.empty()) backends_.push_back(std::make_shared<CpuBackend>());
+    if (outputs.empty()) throw Error("executor: no outputs to compute");
+    for (Tensor* t : outputs)
+        if (t == nullptr || t->graph != &graph_) throw Error("executor: an output is null or of another graph");
+    order(outputs);
+    place_nodes();
+    insert_transfers();
+    plan_storage(outputs);
+    if (!options_.dump_dir.empty()) trace_ = std::make_unique<TraceWriter>(options_.dump_dir);
+}
+
+Executor::~Executor() = default;
+
+// Depth-first post-order from the outputs: every node after its inputs.
+void Executor::order(const std::vector<Tensor*>& outputs) {
+    enum class Mark { None, Open, Done };
+    std::unordered_map<const Tensor*, Mark> mark;
+    std::vector<std::pair<Tensor*, size_t>> stack;
+    for (Tensor* out : outputs) {
+        stack.push_back({out, 0});
+        while (!stack.empty()) {
+            auto& [t, next] = stack.back();
+            if (next == 0) {
+                Mark& m = mark[t];
+                if (m == Mark::Done) {
+                    stack.pop_back();
+                    continue;
+                }
+                if (m == Mark::Open) throw Error("executor: the graph has a cycle through '" + t->name + "'");
+                m = Mark::Open;
+            }
+            const size_t n_deps = t->src.size() + t->after.size();
+            if (next < n_deps) {
+                Tensor* dep = next < t->src.size() ? t->src[next] : t->after[next - t->src.size()];
+                ++next;
+                if (mark[dep] != Mark::Done) stack.push_back({dep, 0});
+                continue;
+            }
+            mark[t] = Mark::Done;
+            if (t->is_leaf()) {
+                if (t->leaf == LeafKind::Input) inputs_.push_back(t);
+            } else {
+                schedule_.push_back(t);
+            }
+            stack.pop_back();
+        }
+    }
+}
+
+void Executor::place_nodes() {
+    for (Tensor* t : schedule_) {
+        if (t->is_view()) {
+            t->backend = t->src[0]->is_leaf() ? 0 : t->src[0]->backend;
+            continue;
+        }
+        int chosen = options_.place ? options_.place(*t) : -1;
+        if (chosen >= int(backends_.size())) throw Error("executor: node '" + t->name + "' placed on a missing backend");
+        if (chosen >= 0 && !backends_[size_t(chosen)]->supports(*t))
+            throw Error("executor: backend " + std::string(backends_[size_t(chosen)]->name()) + " cannot run node " +
+                        describe(*t) + " (" + std::string(t->op->name) + ")");
+        for (size_t b = 0; chosen < 0 && b < backends_.size(); ++b)
+            if (backends_[b]->supports(*t)) chosen = int(b);
+        if (chosen < 0) throw Error("executor: no backend can run node " + describe(*t) + " (" + std::string(t->op->name) + ")");
+        t->backend = chosen;
+    }
+}
+
+// Leaves live in host memory every backend reads; computed tensors belong to
+// the backend that stores them, and a reader on another backend gets a copy.
+void Executor::insert_transfers() {
+    std::map<std::pair<const Tensor*, int>, Tensor*> copies;
+    std::vector<Tensor*> with_transfers;
+    for (Tensor* t : schedule_) {
+        if (!t->is_view()) {
+            for (size_t i = 0; i < t->src.size(); ++i) {
+                Tensor* s = t->src[i];
+                const Tensor* root = s->storage_root();
+                if (root->is_leaf() || root->backend == t->backend) continue;
+                Tensor*& copy = copies[{s, t->backend}];
+                if (copy == nullptr) {
+                    copy = transfer(s);
+                    copy->backend = t->backend;
+                    graph_.name(copy, s->name + ".to_" + std::string(backends_[size_t(t->backend)]->name()));
+                    with_transfers.push_back(copy);
+                }
+                t->src[i] = copy;
+            }
+        }
+        with_transfers.push_back(t);
+    }
+    schedule_ = std::move(with_transfers);
+}
+
+void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
+    // Inputs: one buffer, kept for the executor's lifetime.
+    std::vector<size_t> input_offsets;
+    for (Tensor* in : inputs_) {
+        input_offsets.push_back(input_bytes_);
+        input_bytes_ += (in->nbytes() + 63) / 64 * 64;
+    }
+    input_storage_ = backends_[0]->allocate(input_bytes_);
+    for (size_t i = 0; i < inputs_.size(); ++i)
+        inputs_[i]->data = static_cast<char*>(input_storage_.get()) + input_offsets[i];
+
+    // Live intervals of the tensors with storage of their own.
+    std::unordered_map<const Tensor*, int> step, last_read;
+    for (int i = 0; i < int(schedule_.size()); ++i) {
+        step[schedule_[size_t(i)]] = i;
+        for (const Tensor* s : schedule_[size_t(i)]->src) {
+            int& last = last_read[s->storage_root()];
+            last = std::max(last, i);
+        }
+    }
+    std::unordered_set<std::string> dumped(options_.dump.begin(), options_.dump.end());
+    const bool dump_all = !options_.dump_dir.empty() && options_.dump.empty();
+    for (const std::string& name : options_.dump)
+        if (graph_.find(name) == nullptr) throw Error("executor: cannot dump '" + name + "': no such tensor");
+    auto kept = [&](const Tensor* t) {
+        return dump_all || dumped.contains(t->name) ||
+               std::find(outputs.begin(), outputs.end(), t) != outputs.end();
+    };
+    std::vector<std::vector<LiveInterval>> intervals(backends_.size());
+    std::vector<std::vector<Tensor*>> owners(backends_.size());
+    for (Tensor* t : schedule_) {
+        if (t->is_view() || t->op->alias_src >= 0) continue;
+        const int first = step[t];
+        int last = std::max(first, last_read.contains(t) ? last_read[t] : first);
+        if (kept(t)) last = INT_MAX;
+        intervals[size_t(t->backend)].push_back({t->nbytes(), first, last});
+        owners[size_t(t->backend)].push_back(t);
+    }
+    // Views and aliases of kept tensors keep their storage too.
+    for (Tensor* t : schedule_)
+        if ((t->is_view() || t->op->alias_src >= 0) && kept(t)) {
+            Tensor* root = t->storage_root();
+            if (root->is_leaf()) continue;
+            auto& list = owners[size_t(root->backend)];
+            intervals[size_t(root->backend)][size_t(std::find(list.begin(), list.end(), root) - list.begin())].last =
+                INT_MAX;
+        }
+
+    for (size_t b = 0; b < backends_.size(); ++b) {
+        const MemoryPlan plan = plan_memory(intervals[b]);
+        arenas_.push_back(backends_[b]->allocate(plan.peak_bytes));
+        peak_bytes_ += plan.peak_bytes;
+        for (size_t i = 0; i < owners[b].size(); ++i)
+            owners[b][i]->data = static_cast<char*>(arenas_.back().get()) + plan.offsets[i];
+        size_t work = 0;
+        for (const Tensor* t : schedule_)
+            if (t->backend == int(b) && !t->is_view()) work = std::max(work, backends_[b]->work_bytes(*t));
+        works_.push_back(backends_[b]->allocate(work));
+    }
+    for (Tensor* t : schedule_) {
+        if (t->is_view())
+            t->data = static_cast<char*>(t->src[0]->data) + t->view_offset;
+        else if (t->op->alias_src >= 0)
+            t->data = t->src[size_t(t->op->alias_src)]->data;
+    }
+}
+
+size_t Executor::work_bytes() const {
+    size_t total = 0;
+    for (size_t b = 0; b < backends_.size(); ++b)
+        for (const Tensor* t : schedule_)
+            if (t->backend == int(b) && !t->is_view()) total = std::max(total, backends_[b]->work_bytes(*t));
+    return total;
+}
+
+void Executor::run() {
+    std::unordered_set<std::string> dumped(options_.dump.begin(), options_.dump.end());
+    NodeDone done;
+    if (options_.profile || trace_) {
+        done = [&](const Tensor& node, double seconds) {
+            if (options_.profile) profile_.add(node, backends_[size_t(node.backend)]->name(), seconds);
+            if (trace_ && (dumped.empty() || dumped.contains(node.name))) trace_->write(node);
+        };
+    }
+    // Consecutive nodes of one backend run as one segment.
+    std::vector<Tensor*> segment;
+    int segment_backend = -1;
+    auto flush = [&] {
+        if (!segment.empty())
+            backends_[size_t(segment_backend)]->run(segment, works_[size_t(segment_backend)].get(), done);
+        segment.clear();
+    };
+    for (Tensor* t : schedule_) {
+        if (t->is_view()) continue;
+        if (t->backend != segment_backend) {
+            flush();
+            segment_backend = t->backend;
+        }
+        segment.push_back(t);
+    }
+    flush();
+    if (trace_) {
+        for (const std::string& name : options_.dump) {
+            const Tensor& t = graph_.get(name);
+            if (t.is_leaf() || t.is_view()) trace_->write(t);
+        }
+        trace_->finish();
+    }
+}
+
+}  // namespace tessera

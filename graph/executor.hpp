@@ -1,0 +1,75 @@
+// Runs a graph for a set of outputs.
+//
+// Planning (constructor): the nodes the outputs need, in dependency order
+// (data inputs and after() edges); each node assigned to the first backend
+// that supports it (or to options.place); a transfer node inserted where a
+// node reads another backend's tensor; storage of every intermediate planned
+// from liveness in one arena per backend (outputs and dumped nodes are kept).
+// After planning, every tensor's data pointer is fixed: fill the inputs
+// through Tensor::data, then run() as often as needed.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/backend.hpp"
+#include "graph/graph.hpp"
+#include "graph/profile.hpp"
+
+namespace tessera {
+
+class TraceWriter;
+
+struct ExecutorOptions {
+    // Backends, in order of preference; empty: one CpuBackend.
+    std::vector<std::shared_ptr<Backend>> backends{};
+    // Overrides the placement of a node: return a backend index, or -1 for the default.
+    std::function<int(const Tensor&)> place{};
+    bool profile = false;
+    // Non-empty: after each run, the outputs of the nodes named in `dump`
+    // (every computed node when `dump` is empty) are written to this directory.
+    std::string dump_dir{};
+    std::vector<std::string> dump{};
+};
+
+class Executor {
+public:
+    Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions options = {});
+    ~Executor();
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    void run();
+
+    // Nodes in the order they run (views included; they cost nothing).
+    const std::vector<Tensor*>& schedule() const { return schedule_; }
+    const std::vector<std::shared_ptr<Backend>>& backends() const { return backends_; }
+    // Bytes of the activation arenas (all backends) and of the inputs.
+    size_t peak_activation_bytes() const { return peak_bytes_; }
+    size_t input_bytes() const { return input_bytes_; }
+    size_t work_bytes() const;
+    // Accumulated over runs when options.profile is set.
+    const Profile& profile() const { return profile_; }
+
+private:
+    void order(const std::vector<Tensor*>& outputs);
+    void place_nodes();
+    void insert_transfers();
+    void plan_storage(const std::vector<Tensor*>& outputs);
+
+    Graph& graph_;
+    ExecutorOptions options_;
+    std::vector<std::shared_ptr<Backend>> backends_;
+    std::vector<Tensor*> schedule_;
+    std::vector<Tensor*> inputs_;
+    std::vector<std::shared_ptr<void>> arenas_, works_;
+    std::shared_ptr<void> input_storage_;
+    size_t peak_bytes_ = 0, input_bytes_ = 0;
+    Profile profile_;
+    std::unique_ptr<TraceWriter> trace_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,66 @@
+#include "graph/profile.hpp"
+
+#include <cstdio>
+#include <map>
+#include <ostream>
+
+#include "ops/op_def.hpp"
+
+namespace tessera {
+
+void Profile::add(const Tensor& node, std::string_view backend, double seconds) {
+    auto [it, inserted] = index_.emplace(&node, entries_.size());
+    if (inserted) entries_.push_back({&node, std::string(backend)});
+    Entry& e = entries_[it->second];
+    e.runs += 1;
+    e.seconds += seconds;
+}
+
+double Profile::total_seconds() const {
+    double total = 0;
+    for (const Entry& e : entries_) total += e.seconds / e.runs;
+    return total;
+}
+
+namespace {
+
+std::string line(const char* fmt, auto... args) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    return buf;
+}
+
+}  // namespace
+
+void Profile::print(std::ostream& out) const {
+    const double total = total_seconds();
+    out << line("%-28s %-10s %-22s %-9s %10s %6s %9s %8s\n", "node", "op", "shape", "backend", "time ms", "%",
+                "GFLOP/s", "GB/s");
+    struct OpTotal {
+        int nodes = 0;
+        double seconds = 0, flops = 0, bytes = 0;
+    };
+    std::map<std::string, OpTotal> per_op;
+    for (const Entry& e : entries_) {
+        const double s = e.seconds / e.runs;
+        const OpCost c = e.node->op->cost ? e.node->op->cost(*e.node) : OpCost{};
+        out << line("%-28s %-10s %-22s %-9s %10.4f %6.2f %9.2f %8.2f\n", e.node->name.c_str(),
+                    std::string(e.node->op->name).c_str(),
+                    (std::string(ggml_type_traits(e.node->type).name) + " " + shape_string(e.node->ne)).c_str(),
+                    e.backend.c_str(), s * 1e3, total > 0 ? 100 * s / total : 0.0, s > 0 ? c.flops / s * 1e-9 : 0.0,
+                    s > 0 ? c.bytes / s * 1e-9 : 0.0);
+        OpTotal& t = per_op[std::string(e.node->op->name)];
+        t.nodes += 1;
+        t.seconds += s;
+        t.flops += c.flops;
+        t.bytes += c.bytes;
+    }
+    out << line("\n%-14s %6s %10s %6s %9s %8s\n", "op", "nodes", "time ms", "%", "GFLOP/s", "GB/s");
+    for (const auto& [name, t] : per_op)
+        out << line("%-14s %6d %10.4f %6.2f %9.2f %8.2f\n", name.c_str(), t.nodes, t.seconds * 1e3,
+                    total > 0 ? 100 * t.seconds / total : 0.0, t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0.0,
+                    t.seconds > 0 ? t.bytes / t.seconds * 1e-9 : 0.0);
+    out << line("%-14s %6zu %10.4f\n", "total", entries_.size(), total * 1e3);
+}
+
+}  // namespace tessera

@@ -1,0 +1,64 @@
+#include "graph/trace.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "kernels/quant/registry.hpp"
+#include "ops/op_def.hpp"
+#include "ops/row_loop.hpp"
+#include "support/error.hpp"
+
+namespace tessera {
+
+std::vector<float> values_as_f32(const Tensor& t) {
+    std::vector<float> out(size_t(t.nelements()));
+    const int64_t n = t.ne[0];
+    for_each_row(t, [&](RowIndex ri) {
+        float* dst = out.data() + size_t(n) * size_t(ri.i1 + t.ne[1] * (ri.i2 + t.ne[2] * ri.i3));
+        if (t.type == GgmlType::I32) {
+            for (int64_t i = 0; i < n; ++i) dst[i] = float(element<int32_t>(t, i, ri));
+        } else if (t.nb[0] == ggml_type_traits(t.type).block_bytes) {
+            require_quant_type(t.type, t.name).dequantize_row(row_ptr(t, ri), dst, n);
+        } else {  // permuted view of a plain type
+            for (int64_t i = 0; i < n; ++i) require_quant_type(t.type, t.name).dequantize_row(row_ptr(t, ri) + i * t.nb[0], dst + i, 1);
+        }
+    });
+    return out;
+}
+
+TraceWriter::TraceWriter(std::string dir) : dir_(std::move(dir)) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec) throw Error("cannot create trace directory '" + dir_ + "': " + ec.message());
+}
+
+void TraceWriter::write(const Tensor& node) {
+    std::string safe = node.name;
+    std::replace_if(safe.begin(), safe.end(), [](char c) { return c == '/' || c == ' '; }, '_');
+    char prefix[16];
+    std::snprintf(prefix, sizeof prefix, "%04zu.", written_.size());
+    const bool seen = std::find(written_.begin(), written_.end(), node.name) != written_.end();
+    if (seen) return;  // a later run overwrites nothing: the first pass is the one compared
+    const std::string file = prefix + safe + ".f32";
+    const std::vector<float> values = values_as_f32(node);
+    std::ofstream out(dir_ + "/" + file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * sizeof(float)));
+    if (!out) throw Error("cannot write trace file '" + dir_ + "/" + file + "'");
+    written_.push_back(node.name);
+    std::vector<int64_t> shape(node.ne.begin(), node.ne.begin() + node.n_dims());
+    index_.push_back({{"name", node.name},
+                      {"op", node.is_leaf() ? "leaf" : std::string(node.op->name)},
+                      {"type", std::string(ggml_type_traits(node.type).name)},
+                      {"shape", shape},
+                      {"file", file}});
+}
+
+void TraceWriter::finish() {
+    std::ofstream out(dir_ + "/index.json");
+    out << index_.dump(1) << "\n";
+    if (!out) throw Error("cannot write '" + dir_ + "/index.json'");
+}
+
+}  // namespace tessera

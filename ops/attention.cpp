@@ -1,0 +1,126 @@
+#include "ops/attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "kernels/cpu/attention.hpp"
+#include "kernels/quant/half.hpp"
+#include "ops/check.hpp"
+#include "ops/op_def.hpp"
+#include "ops/row_loop.hpp"
+
+namespace tessera {
+
+namespace {
+
+struct AttentionParams {
+    float scale;
+};
+
+double kv_value(const Tensor& t, int64_t i0, int64_t pos, int64_t head) {
+    const char* p = t.row(pos, head) + i0 * t.nb[0];
+    return t.type == GgmlType::F16 ? fp16_to_fp32(*reinterpret_cast<const uint16_t*>(p))
+                                   : *reinterpret_cast<const float*>(p);
+}
+
+void reference(const Tensor& out) {
+    const Tensor& q = *out.src[0];
+    const Tensor& k = *out.src[1];
+    const Tensor& v = *out.src[2];
+    const Tensor& pos = *out.src[3];
+    const double scale = out.param<AttentionParams>().scale;
+    const int64_t head_dim = q.ne[0], group = q.ne[1] / k.ne[2];
+    std::vector<double> p;
+    for (int64_t i = 0; i < q.ne[2]; ++i)
+        for (int64_t h = 0; h < q.ne[1]; ++h) {
+            const int64_t g = h / group;
+            const int64_t n = std::clamp<int64_t>(element<int32_t>(pos, i, {0, 0, 0}) + 1, 0, k.ne[1]);
+            p.assign(size_t(n), 0.0);
+            double max = -INFINITY, sum = 0;
+            for (int64_t j = 0; j < n; ++j) {
+                double dot = 0;
+                for (int64_t d = 0; d < head_dim; ++d) dot += element<float>(q, d, {h, i, 0}) * kv_value(k, d, j, g);
+                p[size_t(j)] = scale * dot;
+                max = std::max(max, p[size_t(j)]);
+            }
+            for (double& x : p) sum += (x = std::exp(x - max));
+            for (int64_t d = 0; d < head_dim; ++d) {
+                double acc = 0;
+                for (int64_t j = 0; j < n; ++j) acc += p[size_t(j)] * kv_value(v, d, j, g);
+                element<float>(out, d, {h, i, 0}) = n > 0 ? float(acc / sum) : 0.0f;
+            }
+        }
+}
+
+cpu::AttentionArgs args(const Tensor& out) {
+    const Tensor& q = *out.src[0];
+    const Tensor& k = *out.src[1];
+    const Tensor& v = *out.src[2];
+    return {.q = static_cast<const float*>(q.data),
+            .q_token_stride = q.nb[2],
+            .q_head_stride = q.nb[1],
+            .n_q = q.ne[2],
+            .n_head = q.ne[1],
+            .head_dim = q.ne[0],
+            .k = k.data,
+            .k_pos_stride = k.nb[1],
+            .k_head_stride = k.nb[2],
+            .v = v.data,
+            .v_pos_stride = v.nb[1],
+            .v_head_stride = v.nb[2],
+            .kv_type = k.type,
+            .n_kv = k.ne[1],
+            .n_head_kv = k.ne[2],
+            .q_pos = static_cast<const int32_t*>(out.src[3]->data),
+            .scale = out.param<AttentionParams>().scale,
+            .out = static_cast<float*>(out.data),
+            .out_token_stride = out.nb[2],
+            .out_head_stride = out.nb[1]};
+}
+
+void eval_cpu(const Tensor& out, const CpuContext& ctx) { cpu::attention(args(out), ctx.work, ctx.team); }
+
+size_t work_bytes(const Tensor& out, int n_threads) { return cpu::attention_work_bytes(args(out), n_threads); }
+
+// Causal work: about half of n_q x n_kv score pairs for a prompt, all for one token.
+OpCost cost(const Tensor& out) {
+    const Tensor& q = *out.src[0];
+    const Tensor& k = *out.src[1];
+    const double pairs = double(q.ne[2]) * double(k.ne[1]) * (q.ne[2] > 1 ? 0.5 : 1.0);
+    return {.flops = 4.0 * pairs * double(q.ne[0]) * double(q.ne[1]),
+            .bytes = double(q.nbytes() + out.nbytes()) + double(k.nbytes() + out.src[2]->nbytes())};
+}
+
+const OpDef kAttention{.name = "attention",
+                       .reference = reference,
+                       .eval_cpu = eval_cpu,
+                       .cpu_work_bytes = work_bytes,
+                       .cost = cost};
+
+}  // namespace
+
+Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, float scale) {
+    Graph& g = graph_of({q, k, v, positions}, "attention");
+    constexpr std::string_view op = "attention";
+    check::type(op, *q, GgmlType::F32);
+    check::that(k->type == GgmlType::F32 || k->type == GgmlType::F16, op, describe(*k) + " must be F32 or F16");
+    check::type(op, *v, k->type);
+    for (const Tensor* t : {q, k, v}) {
+        check::rows_contiguous(op, *t);
+        check::that(t->ne[3] == 1, op, describe(*t) + " must be 3-D");
+    }
+    check::same_shape(op, *k, *v);
+    check::dim(op, *k, 0, q->ne[0], "head_dim of " + q->name);
+    check::that(k->ne[2] > 0 && q->ne[1] % k->ne[2] == 0, op,
+                "query heads (" + std::to_string(q->ne[1]) + ") must be a multiple of kv heads (" +
+                    std::to_string(k->ne[2]) + ")");
+    check::type(op, *positions, GgmlType::I32);
+    check::that(positions->n_dims() == 1 && positions->ne[0] == q->ne[2] && positions->is_contiguous(), op,
+                "positions " + describe(*positions) + " must hold one position per query of " + describe(*q));
+    check::that(std::isfinite(scale), op, "scale must be finite");
+    return g.add_node(kAttention, GgmlType::F32, q->ne, {q, k, v, positions}, AttentionParams{scale});
+}
+
+}  // namespace tessera

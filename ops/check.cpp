@@ -1,0 +1,37 @@
+#include "ops/check.hpp"
+
+#include "support/error.hpp"
+
+namespace tessera::check {
+
+void that(bool ok, std::string_view op, const std::string& message) {
+    if (!ok) throw Error(std::string(op) + ": " + message);
+}
+
+void type(std::string_view op, const Tensor& t, GgmlType expected) {
+    that(t.type == expected, op,
+         describe(t) + " must be of type " + std::string(ggml_type_traits(expected).name));
+}
+
+void same_shape(std::string_view op, const Tensor& a, const Tensor& b) {
+    that(a.ne == b.ne, op, describe(a) + " and " + describe(b) + " must have the same shape");
+}
+
+void rows_contiguous(std::string_view op, const Tensor& t) {
+    that(t.nb[0] == ggml_type_traits(t.type).block_bytes, op,
+         describe(t) + " must have contiguous rows (copy it first)");
+}
+
+void broadcastable(std::string_view op, const Tensor& a, const Tensor& b) {
+    bool ok = true;
+    for (int d = 0; d < kMaxDims; ++d) ok = ok && b.ne[d] > 0 && a.ne[d] % b.ne[d] == 0;
+    that(ok, op, describe(b) + " cannot be repeated over " + describe(a));
+}
+
+void dim(std::string_view op, const Tensor& t, int d, int64_t n, std::string_view what) {
+    that(t.ne[d] == n, op,
+         describe(t) + ": dimension " + std::to_string(d) + " must be " + std::string(what) + " = " +
+             std::to_string(n));
+}
+
+}  // namespace tessera::check

@@ -1,0 +1,22 @@
+// Shape and type rules for op builders: each failed rule throws an Error
+// naming the op, the tensor and what was expected.
+#pragma once
+
+#include <string_view>
+
+#include "graph/tensor.hpp"
+
+namespace tessera::check {
+
+void type(std::string_view op, const Tensor& t, GgmlType expected);
+void same_shape(std::string_view op, const Tensor& a, const Tensor& b);
+// ne[0] values of each row are contiguous (nb[0] is the element/block size).
+void rows_contiguous(std::string_view op, const Tensor& t);
+// Every dimension of b divides the same dimension of a (b is repeated over a).
+void broadcastable(std::string_view op, const Tensor& a, const Tensor& b);
+// t.ne[d] == n.
+void dim(std::string_view op, const Tensor& t, int d, int64_t n, std::string_view what);
+// Any failed condition: the op name, then `message`.
+void that(bool ok, std::string_view op, const std::string& message);
+
+}  // namespace tessera::check

@@ -1,0 +1,12 @@
+// y = W x: W is [k, n] of any quant type the CPU supports (n rows of k, the
+// GGUF layout), x is F32 [k, m, b2, b3]; y is F32 [n, m, b2, b3] with
+// y[.., i, j] = dot(W row j, x row i).
+#pragma once
+
+#include "graph/tensor.hpp"
+
+namespace tessera {
+
+Tensor* matmul(Tensor* w, Tensor* x);
+
+}  // namespace tessera

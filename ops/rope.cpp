@@ -1,0 +1,69 @@
+#include "ops/rope.hpp"
+
+#include <cmath>
+
+#include "graph/graph.hpp"
+#include "ops/check.hpp"
+#include "ops/op_def.hpp"
+#include "ops/row_loop.hpp"
+
+namespace tessera {
+
+namespace {
+
+void reference(const Tensor& y) {
+    const Tensor& x = *y.src[0];
+    const Tensor& pos = *y.src[1];
+    const RopeParams& p = y.param<RopeParams>();
+    const int64_t half = p.n_rot / 2;
+    for_each_row(y, [&](RowIndex ri) {
+        const double position = double(element<int32_t>(pos, ri.i2, {0, 0, 0})) * p.freq_scale;
+        for (int64_t i = 0; i < x.ne[0]; ++i) element<float>(y, i, ri) = element<float>(x, i, ri);
+        for (int64_t i = 0; i < half; ++i) {
+            const double theta = position * std::pow(double(p.freq_base), -2.0 * double(i) / double(p.n_rot));
+            const int64_t a = p.mode == RopeMode::Normal ? 2 * i : i;
+            const int64_t b = p.mode == RopeMode::Normal ? 2 * i + 1 : i + half;
+            const double x0 = element<float>(x, a, ri), x1 = element<float>(x, b, ri);
+            element<float>(y, a, ri) = float(x0 * std::cos(theta) - x1 * std::sin(theta));
+            element<float>(y, b, ri) = float(x0 * std::sin(theta) + x1 * std::cos(theta));
+        }
+    });
+}
+
+// One token (all its heads) per work item.
+void eval_cpu(const Tensor& y, const CpuContext& ctx) {
+    const Tensor& x = *y.src[0];
+    const Tensor& pos = *y.src[1];
+    const RopeParams& p = y.param<RopeParams>();
+    const auto [begin, end] = ctx.team.split(y.ne[2] * y.ne[3]);
+    for (int64_t t = begin; t < end; ++t) {
+        const RowIndex ri{0, t % y.ne[2], t / y.ne[2]};
+        const int32_t position = element<int32_t>(pos, ri.i2, {0, 0, 0});
+        cpu::rope(reinterpret_cast<const float*>(row_ptr(x, ri)), reinterpret_cast<float*>(row_ptr(y, ri)),
+                  x.ne[0], x.ne[1], position, p);
+    }
+}
+
+OpCost cost(const Tensor& y) { return {.flops = 6.0 * double(y.nelements()), .bytes = 8.0 * double(y.nelements())}; }
+
+const OpDef kRope{.name = "rope", .reference = reference, .eval_cpu = eval_cpu, .cost = cost};
+
+}  // namespace
+
+Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params) {
+    Graph& g = graph_of({x, positions}, "rope");
+    check::type("rope", *x, GgmlType::F32);
+    check::type("rope", *positions, GgmlType::I32);
+    check::that(x->nb[0] == 4 && x->nb[1] == size_t(4 * x->ne[0]), "rope",
+                describe(*x) + ": the heads of a token must be contiguous");
+    check::that(x->ne[3] == 1, "rope", describe(*x) + " must be [head_dim, n_head, n_tokens]");
+    check::that(positions->n_dims() == 1 && positions->ne[0] == x->ne[2] && positions->is_contiguous(), "rope",
+                "positions " + describe(*positions) + " must hold one position per token of " + describe(*x));
+    check::that(params.n_rot > 0 && params.n_rot % 2 == 0 && params.n_rot <= x->ne[0], "rope",
+                "n_rot = " + std::to_string(params.n_rot) + " must be even and at most head_dim = " +
+                    std::to_string(x->ne[0]));
+    check::that(params.freq_base > 0 && params.freq_scale > 0, "rope", "freq_base and freq_scale must be > 0");
+    return g.add_node(kRope, GgmlType::F32, x->ne, {x, positions}, params);
+}
+
+}  // namespace tessera
