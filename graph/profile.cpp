@@ -9,11 +9,26 @@
 namespace tessera {
 
 void Profile::add(const Tensor& node, std::string_view backend, double seconds) {
-    auto [it, inserted] = index_.emplace(&node, entries_.size());
-    if (inserted) entries_.push_back({&node, std::string(backend)});
-    Entry& e = entries_[it->second];
-    e.runs += 1;
-    e.seconds += seconds;
+    const OpCost c = node.op->cost ? node.op->cost(node) : OpCost{};
+    add({.name = node.name,
+         .op = std::string(node.op->name),
+         .shape = std::string(ggml_type_traits(node.type).name) + " " + shape_string(node.ne),
+         .backend = std::string(backend),
+         .flops = c.flops,
+         .bytes = c.bytes,
+         .runs = 1,
+         .seconds = seconds});
+}
+
+void Profile::add(const Entry& e) {
+    auto [it, inserted] = index_.emplace(e.name + " " + e.shape, entries_.size());
+    if (inserted) {
+        entries_.push_back(e);
+        return;
+    }
+    Entry& mine = entries_[it->second];
+    mine.runs += e.runs;
+    mine.seconds += e.seconds;
 }
 
 double Profile::total_seconds() const {
@@ -43,17 +58,14 @@ void Profile::print(std::ostream& out) const {
     std::map<std::string, OpTotal> per_op;
     for (const Entry& e : entries_) {
         const double s = e.seconds / e.runs;
-        const OpCost c = e.node->op->cost ? e.node->op->cost(*e.node) : OpCost{};
-        out << line("%-28s %-10s %-22s %-9s %10.4f %6.2f %9.2f %8.2f\n", e.node->name.c_str(),
-                    std::string(e.node->op->name).c_str(),
-                    (std::string(ggml_type_traits(e.node->type).name) + " " + shape_string(e.node->ne)).c_str(),
-                    e.backend.c_str(), s * 1e3, total > 0 ? 100 * s / total : 0.0, s > 0 ? c.flops / s * 1e-9 : 0.0,
-                    s > 0 ? c.bytes / s * 1e-9 : 0.0);
-        OpTotal& t = per_op[std::string(e.node->op->name)];
+        out << line("%-28s %-10s %-22s %-9s %10.4f %6.2f %9.2f %8.2f\n", e.name.c_str(), e.op.c_str(),
+                    e.shape.c_str(), e.backend.c_str(), s * 1e3, total > 0 ? 100 * s / total : 0.0,
+                    s > 0 ? e.flops / s * 1e-9 : 0.0, s > 0 ? e.bytes / s * 1e-9 : 0.0);
+        OpTotal& t = per_op[e.op];
         t.nodes += 1;
         t.seconds += s;
-        t.flops += c.flops;
-        t.bytes += c.bytes;
+        t.flops += e.flops;
+        t.bytes += e.bytes;
     }
     out << line("\n%-14s %6s %10s %6s %9s %8s\n", "op", "nodes", "time ms", "%", "GFLOP/s", "GB/s");
     for (const auto& [name, t] : per_op)

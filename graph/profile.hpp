@@ -14,14 +14,16 @@ namespace tessera {
 
 class Profile {
 public:
+    // Entries are copies (they outlive the graph): one per node name and shape.
     struct Entry {
-        const Tensor* node;
-        std::string backend;
+        std::string name, op, shape, backend;
+        double flops = 0, bytes = 0;  // per run
         int runs = 0;
         double seconds = 0;
     };
 
     void add(const Tensor& node, std::string_view backend, double seconds);
+    void add(const Entry& e);  // merges another profile's entry
     const std::vector<Entry>& entries() const { return entries_; }
     double total_seconds() const;
     // Times are per run (averaged over runs).
@@ -29,7 +31,7 @@ public:
 
 private:
     std::vector<Entry> entries_;  // in first-run order
-    std::unordered_map<const Tensor*, size_t> index_;
+    std::unordered_map<std::string, size_t> index_;  // name + shape
 };
 
 }  // namespace tessera

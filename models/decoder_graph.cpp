@@ -1,0 +1,76 @@
+#include "models/decoder_graph.hpp"
+
+#include <cmath>
+
+#include "ops/ops.hpp"
+#include "support/error.hpp"
+
+namespace tessera::model {
+
+namespace {
+
+// A graph leaf for a model tensor (one per tensor, however often it is used).
+Tensor* weight(Graph& g, const Model& m, std::string_view role, int layer = -1) {
+    const gguf::TensorInfo& info = m.tensor(role, layer);
+    if (Tensor* t = g.find(info.name)) return t;
+    Shape ne{1, 1, 1, 1};
+    for (size_t d = 0; d < info.ne.size(); ++d) ne[d] = int64_t(info.ne[d]);
+    return g.weight(info.name, info.type.id, ne, info.data.data());
+}
+
+}  // namespace
+
+std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, int64_t n_tokens, int64_t n_past,
+                                                bool all_logits) {
+    if (n_tokens < 1) throw Error("a forward pass needs at least one token");
+    if (n_past + n_tokens > cache.n_ctx())
+        throw Error("context full: " + std::to_string(n_past) + " cached + " + std::to_string(n_tokens) +
+                    " new tokens exceed the context size " + std::to_string(cache.n_ctx()));
+    const HyperParams& hp = m.hparams();
+    const int64_t hd = hp.head_dim, n_kv = n_past + n_tokens;
+    auto pass = std::make_unique<DecoderPass>();
+    Graph& g = pass->graph;
+    pass->tokens = g.input("tokens", GgmlType::I32, {n_tokens, 1, 1, 1});
+    pass->positions = g.input("positions", GgmlType::I32, {n_tokens, 1, 1, 1});
+    Tensor* pos = pass->positions;
+    const RopeParams rope_params{.n_rot = int(hp.n_rot),
+                                 .freq_base = hp.rope_base,
+                                 .freq_scale = hp.rope_freq_scale,
+                                 .mode = m.architecture().rope_mode};
+    const float kq_scale = 1.0f / std::sqrt(float(hd));
+
+    Tensor* x = g.name(get_rows(weight(g, m, "token_embd"), pass->tokens), "embd");
+    for (int l = 0; l < int(hp.n_layer); ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        auto w = [&](std::string_view role) { return weight(g, m, role, l); };
+
+        // Attention: q, k, v of the new tokens; k and v appended to the cache;
+        // every new token attends to all cached positions up to its own.
+        Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), w("attn_norm")), p + "attn_norm");
+        Tensor* q = reshape(matmul(w("attn_q"), h), {hd, hp.n_head, n_tokens, 1});
+        Tensor* k = reshape(matmul(w("attn_k"), h), {hd, hp.n_head_kv, n_tokens, 1});
+        Tensor* v = reshape(matmul(w("attn_v"), h), {hd, hp.n_head_kv, n_tokens, 1});
+        q = g.name(rope(q, pos, rope_params), p + "q");
+        k = g.name(rope(k, pos, rope_params), p + "k");
+        Tensor* k_cache = g.external(p + "k_cache", cache.type(), cache.shape(), cache.k(l));
+        Tensor* v_cache = g.external(p + "v_cache", cache.type(), cache.shape(), cache.v(l));
+        Tensor* k_all = set_rows(k_cache, permute(k, {0, 2, 1, 3}), pos);
+        Tensor* v_all = set_rows(v_cache, permute(v, {0, 2, 1, 3}), pos);
+        const Shape used{hd, n_kv, hp.n_head_kv, 1};
+        Tensor* att = attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), pos, kq_scale);
+        g.name(att, p + "attn");
+        Tensor* att_out = matmul(w("attn_output"), reshape(att, {hd * hp.n_head, n_tokens, 1, 1}));
+        x = g.name(add(x, att_out), p + "attn_residual");
+
+        // Feed-forward: SwiGLU.
+        h = g.name(mul(rms_norm(x, hp.rms_eps), w("ffn_norm")), p + "ffn_norm");
+        Tensor* ff = swiglu(matmul(w("ffn_gate"), h), matmul(w("ffn_up"), h));
+        x = g.name(add(x, matmul(w("ffn_down"), ff)), p + "ffn_residual");
+    }
+    if (!all_logits && n_tokens > 1) x = slice_rows(x, n_tokens - 1, 1);
+    Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), weight(g, m, "output_norm")), "output_norm");
+    pass->logits = g.name(matmul(weight(g, m, "output"), h), "logits");
+    return pass;
+}
+
+}  // namespace tessera::model

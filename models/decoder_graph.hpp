@@ -1,0 +1,24 @@
+// The graph of one forward pass of a decoder-only transformer described by a
+// Model: n_tokens new tokens at positions n_past.., their keys and values
+// appended to the KV cache, logits of the last token (or of all of them).
+#pragma once
+
+#include <memory>
+
+#include "graph/graph.hpp"
+#include "models/kv_cache.hpp"
+#include "models/model.hpp"
+
+namespace tessera::model {
+
+struct DecoderPass {
+    Graph graph;
+    Tensor* tokens = nullptr;     // I32 [n_tokens], filled by the caller
+    Tensor* positions = nullptr;  // I32 [n_tokens], filled by the caller
+    Tensor* logits = nullptr;     // F32 [n_vocab, 1 or n_tokens]
+};
+
+std::unique_ptr<DecoderPass> build_decoder_pass(const Model& model, KvCache& cache, int64_t n_tokens,
+                                                int64_t n_past, bool all_logits);
+
+}  // namespace tessera::model

@@ -1,0 +1,152 @@
+#include "models/model.hpp"
+
+#include <cmath>
+
+#include "support/error.hpp"
+
+namespace tessera::model {
+
+namespace {
+
+std::string replace_all(std::string_view text, std::string_view what, std::string_view with) {
+    std::string out;
+    size_t pos = 0;
+    for (size_t hit; (hit = text.find(what, pos)) != std::string_view::npos; pos = hit + what.size())
+        out.append(text.substr(pos, hit - pos)).append(with);
+    return out.append(text.substr(pos));
+}
+
+}  // namespace
+
+Model::Model(gguf::File file) : file_(std::move(file)) {
+    const std::string arch = file_.get_string("general.architecture");
+    arch_ = find_architecture(arch);
+    if (arch_ == nullptr)
+        throw Error(file_.name() + ": architecture '" + arch + "' is not supported (tessera knows: " +
+                    std::string(known_architectures()) + ")");
+    read_hparams();
+    resolve_tensors();
+}
+
+// "a", "a*b", "a/b": hyperparameters declared earlier, left to right.
+double Model::eval(std::string_view expr, std::string_view what) const {
+    double result = 0;
+    char op = '=';
+    size_t pos = 0;
+    while (pos <= expr.size()) {
+        const size_t end = expr.find_first_of("*/", pos);
+        const std::string_view term = expr.substr(pos, end == std::string_view::npos ? end : end - pos);
+        auto it = values_.find(term);
+        if (it == values_.end())
+            throw Error("architecture '" + std::string(arch_->name) + "': " + std::string(what) + " uses '" +
+                        std::string(term) + "', which is not a hyperparameter declared before it");
+        const double v = it->second;
+        result = op == '=' ? v : op == '*' ? result * v : result / v;
+        if (end == std::string_view::npos) break;
+        op = expr[end];
+        pos = end + 1;
+    }
+    return result;
+}
+
+void Model::read_hparams() {
+    for (const HParam& h : arch_->hparams) {
+        const std::string key = replace_all(h.key, "{arch}", arch_->name);
+        double value;
+        if (file_.find(key) == nullptr) {
+            if (h.fallback) value = *h.fallback;
+            else if (!h.fallback_expr.empty()) value = eval(h.fallback_expr, h.name);
+            else throw Error(file_.name() + ": required key '" + key + "' (" + std::string(h.name) + ") is missing");
+        } else if (h.source == Source::ArrayLength) {
+            value = double(file_.get_array(key).items.size());
+        } else if (h.source == Source::Float) {
+            value = file_.get_float(key);
+        } else {
+            value = double(file_.get_uint(key));
+        }
+        values_.emplace(std::string(h.name), value);
+    }
+    auto count = [&](std::string_view name) {
+        const double v = values_.at(std::string(name));
+        if (!(v >= 1 && v <= double(1 << 30)) || v != std::floor(v))
+            throw Error(file_.name() + ": " + std::string(name) + " = " + std::to_string(v) + " is not a valid count");
+        return int64_t(v);
+    };
+    hp_.n_embd = count("n_embd");
+    hp_.n_layer = count("n_layer");
+    hp_.n_head = count("n_head");
+    hp_.n_head_kv = count("n_head_kv");
+    hp_.head_dim = count("head_dim");
+    hp_.n_ff = count("n_ff");
+    hp_.n_ctx_train = count("n_ctx_train");
+    hp_.n_vocab = count("n_vocab");
+    hp_.n_rot = count("n_rot");
+    hp_.rms_eps = float(values_.at("rms_eps"));
+    hp_.rope_base = float(values_.at("rope_base"));
+    if (hp_.n_head % hp_.n_head_kv != 0)
+        throw Error(file_.name() + ": head_count " + std::to_string(hp_.n_head) + " is not a multiple of head_count_kv " +
+                    std::to_string(hp_.n_head_kv));
+    if (hp_.n_rot > hp_.head_dim || hp_.n_rot % 2 != 0)
+        throw Error(file_.name() + ": rope.dimension_count " + std::to_string(hp_.n_rot) +
+                    " must be even and at most the head size " + std::to_string(hp_.head_dim));
+    if (!(hp_.rms_eps > 0 && hp_.rms_eps < 1))
+        throw Error(file_.name() + ": layer_norm_rms_epsilon " + std::to_string(hp_.rms_eps) + " is out of range");
+
+    // Rope scaling: only linear position scaling is supported.
+    const std::string prefix = std::string(arch_->name) + ".rope.";
+    const std::string type = file_.get_string(prefix + "scaling.type", "none");
+    double factor = file_.get_float(prefix + "scale_linear", 1.0);
+    if (type == "linear") factor = file_.get_float(prefix + "scaling.factor");
+    else if (type != "none")
+        throw Error(file_.name() + ": rope scaling type '" + type + "' is not supported (tessera supports linear)");
+    if (!(factor > 0)) throw Error(file_.name() + ": rope scaling factor " + std::to_string(factor) + " must be > 0");
+    hp_.rope_freq_scale = float(1.0 / factor);
+}
+
+const gguf::TensorInfo* Model::resolve(const TensorSpec& spec, int layer) const {
+    const std::string name = replace_all(spec.name, "{i}", std::to_string(layer));
+    const gguf::TensorInfo* t = file_.find_tensor(name);
+    if (t == nullptr) {
+        if (spec.optional) return nullptr;
+        throw Error(file_.name() + ": tensor '" + name + "' is missing");
+    }
+    std::vector<uint64_t> expected;
+    for (std::string_view dim : spec.shape)
+        if (!dim.empty()) expected.push_back(uint64_t(eval(dim, spec.name)));
+    if (t->ne != expected) {
+        std::string want = "[";
+        for (size_t i = 0; i < expected.size(); ++i) want += (i ? ", " : "") + std::to_string(expected[i]);
+        throw Error(file_.name() + ": tensor '" + name + "' has shape " + t->shape_string() + ", expected " + want +
+                    "]");
+    }
+    return t;
+}
+
+void Model::resolve_tensors() {
+    for (const TensorSpec& spec : arch_->globals) globals_.emplace(std::string(spec.role), resolve(spec, -1));
+    for (const TensorSpec& spec : arch_->globals)
+        if (globals_.at(std::string(spec.role)) == nullptr && !spec.tied_to.empty())
+            globals_[std::string(spec.role)] = globals_.at(std::string(spec.tied_to));
+    layers_.resize(size_t(hp_.n_layer));
+    for (int l = 0; l < int(hp_.n_layer); ++l)
+        for (const TensorSpec& spec : arch_->layer) layers_[size_t(l)].emplace(std::string(spec.role), resolve(spec, l));
+}
+
+double Model::hparam(std::string_view name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) throw Error("no hyperparameter named '" + std::string(name) + "'");
+    return it->second;
+}
+
+const gguf::TensorInfo& Model::tensor(std::string_view role, int layer) const {
+    const auto& table = layer < 0 ? globals_ : layers_.at(size_t(layer));
+    auto it = table.find(role);
+    if (it == table.end() || it->second == nullptr)
+        throw Error(file_.name() + ": no tensor for role '" + std::string(role) + "'" +
+                    (layer >= 0 ? " in layer " + std::to_string(layer) : ""));
+    return *it->second;
+}
+
+bool Model::output_is_tied() const { return globals_.at("output") == globals_.at("token_embd"); }
+
+}  // namespace tessera::model

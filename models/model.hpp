@@ -1,0 +1,51 @@
+// A GGUF file resolved against its architecture's description: every
+// hyperparameter read (or derived), every tensor found and its shape checked.
+// Missing or inconsistent keys and tensors throw an Error naming them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/architecture.hpp"
+#include "models/gguf/file.hpp"
+
+namespace tessera::model {
+
+// The hyperparameters the graph needs, with names as in the description.
+struct HyperParams {
+    int64_t n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_ctx_train, n_vocab, n_rot;
+    float rms_eps, rope_base, rope_freq_scale;
+};
+
+class Model {
+public:
+    explicit Model(gguf::File file);
+    static Model open(const std::string& path) { return Model(gguf::File::open(path)); }
+
+    const gguf::File& file() const { return file_; }
+    const Architecture& architecture() const { return *arch_; }
+    const HyperParams& hparams() const { return hp_; }
+    // Any hyperparameter of the description by name.
+    double hparam(std::string_view name) const;
+    // The tensor of a global role (layer < 0) or of a layer's role; a tied
+    // role returns the tensor it is tied to.
+    const gguf::TensorInfo& tensor(std::string_view role, int layer = -1) const;
+    bool output_is_tied() const;
+
+private:
+    void read_hparams();
+    void resolve_tensors();
+    double eval(std::string_view expr, std::string_view what) const;
+    const gguf::TensorInfo* resolve(const TensorSpec& spec, int layer) const;
+
+    gguf::File file_;
+    const Architecture* arch_ = nullptr;
+    std::map<std::string, double, std::less<>> values_;
+    std::map<std::string, const gguf::TensorInfo*, std::less<>> globals_;
+    std::vector<std::map<std::string, const gguf::TensorInfo*, std::less<>>> layers_;
+    HyperParams hp_{};
+};
+
+}  // namespace tessera::model
