@@ -12,10 +12,13 @@ int main(int argc, char** argv) {
     tessera::cli::add_inspect_command(app);
     tessera::cli::add_dequant_command(app);
     tessera::cli::add_quantize_command(app);
+    tessera::cli::add_compare_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
+    } catch (const CLI::RuntimeError& e) {  // a command's own non-zero status
+        return e.get_exit_code();
     } catch (const tessera::Error& e) {
         std::cerr << "tessera: error: " << e.what() << "\n";
         return 1;
