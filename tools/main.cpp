@@ -17,8 +17,6 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
-    } catch (const CLI::RuntimeError& e) {  // a command's own non-zero status
-        return e.get_exit_code();
     } catch (const tessera::Error& e) {
         std::cerr << "tessera: error: " << e.what() << "\n";
         return 1;
