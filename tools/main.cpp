@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     tessera::cli::add_inspect_command(app);
     tessera::cli::add_dequant_command(app);
     tessera::cli::add_quantize_command(app);
+    tessera::cli::add_tokenize_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
