@@ -9,5 +9,6 @@ void add_inspect_command(CLI::App& app);
 void add_dequant_command(CLI::App& app);
 void add_quantize_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_tokenize_command(CLI::App& app);
 
 }  // namespace tessera::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     tessera::cli::add_dequant_command(app);
     tessera::cli::add_quantize_command(app);
     tessera::cli::add_compare_command(app);
+    tessera::cli::add_tokenize_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

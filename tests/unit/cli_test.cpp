@@ -48,7 +48,7 @@ fs::path temp_path(const std::string& name) {
 
 TEST(Cli, HelpAndUsageErrors) {
     EXPECT_EQ(run_cli("--help").exit_code, 0);
-    for (const char* sub : {"inspect", "dequant", "quantize"}) {
+    for (const char* sub : {"inspect", "dequant", "quantize", "tokenize"}) {
         const auto r = run_cli(std::string(sub) + " --help");
         EXPECT_EQ(r.exit_code, 0) << sub;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
@@ -56,6 +56,8 @@ TEST(Cli, HelpAndUsageErrors) {
     EXPECT_NE(run_cli("").exit_code, 0);
     EXPECT_NE(run_cli("no-such-command").exit_code, 0);
     EXPECT_NE(run_cli("inspect").exit_code, 0);  // missing FILE
+    EXPECT_NE(run_cli("tokenize -m x.gguf").exit_code, 0);             // neither -p nor -f
+    EXPECT_NE(run_cli("tokenize -m x.gguf -p a -f b.txt").exit_code, 0);  // both
 }
 
 TEST(Cli, MissingAndMalformedFilesFailWithMessage) {
@@ -137,6 +139,28 @@ TEST(Cli, QuantizeModel) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.out.find("Q9_9"), std::string::npos) << r.out;
     EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Cli, Tokenize) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const std::string stories = (dir / "models/stories260K-F32.gguf").string();
+    EXPECT_EQ(run_cli("tokenize -m " + stories + " -p 'Once upon a time'").out, "1 403 407 261 378\n");
+    EXPECT_EQ(run_cli("tokenize -m " + stories + " -p 'Once upon a time' --no-bos").out, "403 407 261 378\n");
+    EXPECT_EQ(run_cli("tokenize -m " + stories + " -f " + (dir / "golden/prompts/s3.txt").string()).out,
+              "1 317 269 368 302 263 377 267 265 282 295 433\n");
+
+    // -f takes the file's exact bytes: p2.txt ends with the newline that is part of the prompt.
+    const std::string spm = (dir / "tokenizer/ggml-vocab-llama-spm.gguf").string();
+    EXPECT_EQ(run_cli("tokenize -m " + spm + " -f " + (dir / "golden/prompts/p2.txt").string()).out,
+              "1 15043 3186 13\n");
+    EXPECT_EQ(run_cli("tokenize -m " + spm + " -p 'Hello world' --pieces").out,
+              "1\t<s>\n15043\t\xE2\x96\x81Hello\n3186\t\xE2\x96\x81world\n");
+    EXPECT_EQ(run_cli("tokenize -m " + spm + " -p '</s>' --no-bos --special").out, "2\n");
+    EXPECT_NE(run_cli("tokenize -m " + spm + " -p '</s>' --no-bos").out, "2\n");
+
+    const auto r = run_cli("tokenize -m " + (dir / "dequant/Q4_K.gguf").string() + " -p hi");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("tokenizer.ggml.model"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,0 +1,411 @@
+// Tokenizers: tiny hand-built vocabularies (expected ids worked out by hand
+// from the vocabularies below), the pre-tokenizer splits, GGUF loading errors,
+// and the llama.cpp conformance cases and golden prompts when the data is present.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "conformance.hpp"
+#include "gguf_test_util.hpp"
+#include "models/gguf/writer.hpp"
+#include "models/tokenizer/pretokenizer.hpp"
+#include "models/tokenizer/stream_decoder.hpp"
+#include "models/tokenizer/tokenizer.hpp"
+#include "support/error.hpp"
+
+namespace tessera::tokenizer {
+namespace {
+
+namespace fs = std::filesystem;
+using gguf::Array;
+using gguf::Value;
+using gguf::ValueType;
+using gguf::test::ScratchDir;
+using Ids = std::vector<TokenId>;
+
+// ---------------------------------------------------------------------------
+// Tiny vocabularies written to GGUF files
+
+Value strings(const std::vector<std::string>& items) {
+    Array a{ValueType::STRING, {}};
+    for (const auto& s : items) a.items.push_back(Value{s});
+    return Value{a};
+}
+Value floats(const std::vector<float>& items) {
+    Array a{ValueType::FLOAT32, {}};
+    for (float f : items) a.items.push_back(Value{f});
+    return Value{a};
+}
+Value ints(const std::vector<int32_t>& items) {
+    Array a{ValueType::INT32, {}};
+    for (int32_t i : items) a.items.push_back(Value{i});
+    return Value{a};
+}
+
+gguf::File write_and_open(const gguf::Writer& writer, const ScratchDir& dir, const std::string& name = "vocab.gguf") {
+    const auto path = dir / name;
+    writer.write(path.string());
+    return gguf::File::open(path.string());
+}
+
+// SentencePiece-style: U+2581 is the space mark.
+const std::string kSp = "\xE2\x96\x81";
+
+struct SpmToken {
+    std::string text;
+    float score;
+    TokenType type;
+};
+
+std::vector<SpmToken> tiny_spm_tokens() {
+    return {
+        {"<unk>", 0, TokenType::unknown},      // 0
+        {"<s>", 0, TokenType::control},        // 1
+        {"</s>", 0, TokenType::control},       // 2
+        {"<0x0A>", 0, TokenType::byte},        // 3
+        {"<0xC3>", 0, TokenType::byte},        // 4
+        {"<0xA9>", 0, TokenType::byte},        // 5
+        {kSp, -1, TokenType::normal},          // 6
+        {"a", -1, TokenType::normal},          // 7
+        {"b", -1, TokenType::normal},          // 8
+        {"c", -1, TokenType::normal},          // 9
+        {"ab", -1.0f, TokenType::normal},      // 10
+        {"bc", -0.5f, TokenType::normal},      // 11: beats "ab"
+        {kSp + "a", -3, TokenType::normal},    // 12
+        {"abc", -2, TokenType::normal},        // 13
+        {"x", -1, TokenType::normal},          // 14
+        {"xx", -1, TokenType::normal},         // 15
+        {"<|tool|>", 0, TokenType::user_defined},  // 16
+    };
+}
+
+gguf::Writer spm_writer(const std::vector<SpmToken>& tokens) {
+    std::vector<std::string> texts;
+    std::vector<float> scores;
+    std::vector<int32_t> types;
+    for (const auto& t : tokens) {
+        texts.push_back(t.text);
+        scores.push_back(t.score);
+        types.push_back(int32_t(t.type));
+    }
+    gguf::Writer w;
+    w.add_kv("tokenizer.ggml.model", Value{std::string("llama")});
+    w.add_kv("tokenizer.ggml.tokens", strings(texts));
+    w.add_kv("tokenizer.ggml.scores", floats(scores));
+    w.add_kv("tokenizer.ggml.token_type", ints(types));
+    return w;
+}
+
+std::unique_ptr<Tokenizer> tiny_spm(const ScratchDir& dir) {
+    return Tokenizer::from_gguf(write_and_open(spm_writer(tiny_spm_tokens()), dir));
+}
+
+Ids plain(const Tokenizer& t, std::string_view text) { return t.encode(text, {.add_special = false}); }
+
+TEST(TokenizerSpm, MergesHighestScoreFirst) {
+    ScratchDir dir;
+    const auto t = tiny_spm(dir);
+    // "▁abc": bc (-0.5) beats ab (-1) and ▁a (-3); then a+bc = abc (-2); ▁+abc is no token.
+    EXPECT_EQ(plain(*t, "abc"), (Ids{6, 13}));
+    // "▁ab": ab (-1) beats ▁a (-3), and ▁+ab is no token.
+    EXPECT_EQ(plain(*t, "ab"), (Ids{6, 10}));
+    // "▁a▁b": only ▁a merges.
+    EXPECT_EQ(plain(*t, "a b"), (Ids{12, 6, 8}));
+}
+
+TEST(TokenizerSpm, EqualScoresMergeLeftmostFirst) {
+    ScratchDir dir;
+    const auto t = tiny_spm(dir);
+    EXPECT_EQ(plain(*t, "xxx"), (Ids{6, 15, 14}));  // (xx)x, not x(xx)
+}
+
+TEST(TokenizerSpm, ByteFallbackAndUnknown) {
+    ScratchDir dir;
+    const auto t = tiny_spm(dir);
+    EXPECT_EQ(plain(*t, "\n"), (Ids{6, 3}));                 // "▁" then <0x0A>, never "▁\n"
+    EXPECT_EQ(plain(*t, "\xC3\xA9" "a"), (Ids{6, 4, 5, 7}));  // é = <0xC3><0xA9>
+    EXPECT_EQ(plain(*t, "za"), (Ids{6, 0, 7}));              // no byte token for 'z': <unk>
+    EXPECT_EQ(plain(*t, ""), Ids{});
+}
+
+TEST(TokenizerSpm, BosEosAndSpecialTokens) {
+    ScratchDir dir;
+    const auto t = tiny_spm(dir);
+    EXPECT_EQ(t->encode("a"), (Ids{1, 12}));  // llama defaults: BOS yes, EOS no
+    // Control tokens in the text are plain text unless asked for; a space prefix follows each special token.
+    EXPECT_EQ(t->encode("</s>a", {.add_special = false, .parse_special = true}), (Ids{2, 12}));
+    EXPECT_EQ(plain(*t, "</s>"), (Ids{6, 0, 0, 0, 0}));  // '<' '/' 's' '>' are unknown characters here
+    // User-defined tokens are always matched.
+    EXPECT_EQ(plain(*t, "a<|tool|>b"), (Ids{12, 16, 6, 8}));
+
+    ScratchDir dir2;
+    auto w = spm_writer(tiny_spm_tokens());
+    w.add_kv("tokenizer.ggml.add_bos_token", Value{false});
+    w.add_kv("tokenizer.ggml.add_eos_token", Value{true});
+    w.add_kv("tokenizer.ggml.add_space_prefix", Value{false});
+    const auto t2 = Tokenizer::from_gguf(write_and_open(w, dir2));
+    EXPECT_EQ(t2->encode("a"), (Ids{7, 2}));
+    EXPECT_EQ(t2->decode(Ids{7, 6, 8}), "a b");  // no prefix added, none removed
+}
+
+TEST(TokenizerSpm, Decode) {
+    ScratchDir dir;
+    const auto t = tiny_spm(dir);
+    EXPECT_EQ(t->decode(Ids{1, 12, 6, 8, 2}), "a b");  // leading space after BOS removed, controls silent
+    EXPECT_EQ(t->decode(Ids{1, 12}, true), "<s>a");
+    EXPECT_EQ(t->piece(12), " a");
+    EXPECT_EQ(t->piece(3), "\n");
+    EXPECT_EQ(t->decode(Ids{6, 3}), "\n");
+    for (const std::string text : {"abc", " a  b ", "\n\xC3\xA9", "xxx b"})
+        EXPECT_EQ(t->decode(t->encode(text)), text);
+    EXPECT_THROW(t->piece(99), Error);
+}
+
+TEST(TokenizerSpm, StreamDecoderHoldsPartialUtf8) {
+    ScratchDir dir;
+    const auto t = tiny_spm(dir);
+    StreamDecoder d(*t);
+    EXPECT_EQ(d.push(1), "");
+    EXPECT_EQ(d.push(12), "a");
+    EXPECT_EQ(d.push(4), "");  // first byte of é
+    EXPECT_EQ(d.push(5), "\xC3\xA9");
+    EXPECT_EQ(d.push(4), "");
+    EXPECT_EQ(d.finish(), "\xC3");  // never completed
+}
+
+// Byte-level BPE: "Ġ" (U+0120) is the space byte.
+const std::string kG = "\xC4\xA0";
+
+std::unique_ptr<Tokenizer> tiny_bpe(const ScratchDir& dir, const std::vector<std::string>& merges,
+                                    const std::string& pre = "gpt-2") {
+    gguf::Writer w;
+    w.add_kv("tokenizer.ggml.model", Value{std::string("gpt2")});
+    w.add_kv("tokenizer.ggml.pre", Value{pre});
+    //                          0    1    2    3   4     5     6     7      8              9
+    w.add_kv("tokenizer.ggml.tokens", strings({"a", "b", "c", kG, "ab", "bc", "abc", kG + "a", "<|endoftext|>", "\xC4\x8A"}));
+    w.add_kv("tokenizer.ggml.token_type", ints({1, 1, 1, 1, 1, 1, 1, 1, 1, 1}));  // EOS becomes control
+    w.add_kv("tokenizer.ggml.merges", strings(merges));
+    w.add_kv("tokenizer.ggml.eos_token_id", Value{uint32_t(8)});
+    return Tokenizer::from_gguf(write_and_open(w, dir, "bpe-" + pre + ".gguf"));
+}
+
+TEST(TokenizerBpe, MergesByRank) {
+    ScratchDir dir;
+    const auto bc_first = tiny_bpe(dir, {"b c", "a b", kG + " a"});
+    EXPECT_EQ(bc_first->encode("abc"), (Ids{0, 5}));
+    EXPECT_EQ(bc_first->encode("abc ab"), (Ids{0, 5, 3, 4}));  // words "abc", "Ġab": ab (rank 1) before Ġa (rank 2)
+    const auto ab_first = tiny_bpe(dir, {"a b", "b c", "ab c"});
+    EXPECT_EQ(ab_first->encode("abc"), (Ids{6}));
+    EXPECT_EQ(ab_first->encode("bcab"), (Ids{5, 4}));
+}
+
+TEST(TokenizerBpe, BytesSpecialsAndDecode) {
+    ScratchDir dir;
+    const auto t = tiny_bpe(dir, {"a b"});
+    EXPECT_EQ(t->encode("a\n"), (Ids{0, 9}));  // "\n" is byte character U+010A
+    EXPECT_EQ(t->encode("a<|endoftext|>", {.parse_special = true}), (Ids{0, 8}));
+    EXPECT_EQ(t->decode(Ids{7, 1, 9}), " ab\n");  // no space is stripped for BPE
+    EXPECT_EQ(t->decode(Ids{0, 8}), "a");
+    EXPECT_EQ(t->decode(Ids{0, 8}, true), "a<|endoftext|>");
+    EXPECT_THROW(t->encode("z"), Error);  // no token for byte 'z' and no <unk>
+}
+
+TEST(TokenizerBpe, Llama3TakesWholeWordTokens) {
+    ScratchDir dir;
+    // "abc" is a token, but no merge sequence reaches it.
+    EXPECT_EQ(tiny_bpe(dir, {"a b"}, "gpt-2")->encode("abc"), (Ids{4, 2}));
+    EXPECT_EQ(tiny_bpe(dir, {"a b"}, "llama-bpe")->encode("abc"), (Ids{6}));
+}
+
+// ---------------------------------------------------------------------------
+// Pre-tokenizers
+
+using Words = std::vector<std::string_view>;
+
+TEST(TokenizerPre, Gpt2Splits) {
+    EXPECT_EQ(pretokenize("I've 2 cats,  and\tdogs!\n", PreTokenizer::gpt2),
+              (Words{"I", "'ve", " 2", " cats", ",", " ", " and", "\t", "dogs", "!", "\n"}));
+    EXPECT_EQ(pretokenize("DON'T 12345", PreTokenizer::gpt2), (Words{"DON", "'", "T", " 12345"}));
+    EXPECT_EQ(pretokenize("a\n\n b  ", PreTokenizer::gpt2), (Words{"a", "\n\n", " b", "  "}));
+    EXPECT_EQ(pretokenize("caf\xC3\xA9 \xD0\x96\xD0\xB8 \xD9\xA3", PreTokenizer::gpt2),  // café Жи ٣ (Arabic-Indic 3)
+              (Words{"caf\xC3\xA9", " \xD0\x96\xD0\xB8", " \xD9\xA3"}));
+    EXPECT_EQ(pretokenize("", PreTokenizer::gpt2), Words{});
+}
+
+TEST(TokenizerPre, Llama3Splits) {
+    EXPECT_EQ(pretokenize("I've 2 cats,  and\tdogs!\n", PreTokenizer::llama3),
+              (Words{"I", "'ve", " ", "2", " cats", ",", " ", " and", "\tdogs", "!\n"}));
+    EXPECT_EQ(pretokenize("DON'T 12345", PreTokenizer::llama3), (Words{"DON", "'T", " ", "123", "45"}));
+    EXPECT_EQ(pretokenize("a\n\n b  ", PreTokenizer::llama3), (Words{"a", "\n\n", " b", "  "}));
+    EXPECT_EQ(pretokenize("x \n \ny", PreTokenizer::llama3), (Words{"x", " \n \n", "y"}));
+}
+
+TEST(TokenizerPre, UnknownNameIsAnError) {
+    EXPECT_EQ(pretokenizer_named("llama-bpe"), PreTokenizer::llama3);
+    EXPECT_EQ(pretokenizer_named("gpt-2"), PreTokenizer::gpt2);
+    try {
+        pretokenizer_named("qwen2");
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        gguf::test::expect_mentions(e.what(), {"tokenizer.ggml.pre", "qwen2"});
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Loading errors
+
+std::string load_error(const gguf::Writer& w, const ScratchDir& dir) {
+    try {
+        Tokenizer::from_gguf(write_and_open(w, dir));
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "loading succeeded, expected a tessera::Error";
+    return "";
+}
+
+TEST(TokenizerLoad, Errors) {
+    ScratchDir dir;
+    gguf::Writer none;
+    none.add_kv("general.name", Value{std::string("x")});
+    gguf::test::expect_mentions(load_error(none, dir), {"tokenizer.ggml.model", "vocab.gguf"});
+
+    gguf::Writer bad_model;
+    bad_model.add_kv("tokenizer.ggml.model", Value{std::string("rwkv")});
+    bad_model.add_kv("tokenizer.ggml.tokens", strings({"a"}));
+    gguf::test::expect_mentions(load_error(bad_model, dir), {"tokenizer.ggml.model", "rwkv"});
+
+    gguf::Writer mismatched;
+    mismatched.add_kv("tokenizer.ggml.model", Value{std::string("llama")});
+    mismatched.add_kv("tokenizer.ggml.tokens", strings({"a", "b"}));
+    mismatched.add_kv("tokenizer.ggml.scores", floats({0}));
+    gguf::test::expect_mentions(load_error(mismatched, dir), {"tokenizer.ggml.scores", "1", "2"});
+
+    gguf::Writer bad_types;
+    bad_types.add_kv("tokenizer.ggml.model", Value{std::string("llama")});
+    bad_types.add_kv("tokenizer.ggml.tokens", strings({"a", "b"}));
+    bad_types.add_kv("tokenizer.ggml.token_type", ints({1, 1, 1}));
+    gguf::test::expect_mentions(load_error(bad_types, dir), {"tokenizer.ggml.token_type", "3"});
+
+    gguf::Writer no_merges;
+    no_merges.add_kv("tokenizer.ggml.model", Value{std::string("gpt2")});
+    no_merges.add_kv("tokenizer.ggml.tokens", strings({"a"}));
+    gguf::test::expect_mentions(load_error(no_merges, dir), {"tokenizer.ggml.merges"});
+
+    gguf::Writer bad_pre;
+    bad_pre.add_kv("tokenizer.ggml.model", Value{std::string("gpt2")});
+    bad_pre.add_kv("tokenizer.ggml.pre", Value{std::string("mystery")});
+    bad_pre.add_kv("tokenizer.ggml.tokens", strings({"a", "b"}));
+    bad_pre.add_kv("tokenizer.ggml.merges", strings({"a b"}));
+    gguf::test::expect_mentions(load_error(bad_pre, dir), {"tokenizer.ggml.pre", "mystery"});
+
+    gguf::Writer bad_bos;
+    bad_bos.add_kv("tokenizer.ggml.model", Value{std::string("llama")});
+    bad_bos.add_kv("tokenizer.ggml.tokens", strings({"a"}));
+    bad_bos.add_kv("tokenizer.ggml.bos_token_id", Value{uint32_t(7)});
+    gguf::test::expect_mentions(load_error(bad_bos, dir), {"tokenizer.ggml.bos_token_id", "7"});
+}
+
+// ---------------------------------------------------------------------------
+// Conformance data
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct Case {
+    std::string text;
+    Ids ids;
+};
+
+// The .inp/.out pair of a vocabulary (README section 7).
+std::vector<Case> read_cases(const fs::path& vocab) {
+    const std::string inp = read_file(vocab.string() + ".inp");
+    const std::string sep = "\n__ggml_vocab_test__\n";
+    std::vector<Case> cases;
+    for (size_t pos = 0; pos < inp.size();) {
+        const size_t end = inp.find(sep, pos);
+        if (end == std::string::npos) break;
+        cases.push_back({inp.substr(pos, end - pos), {}});
+        pos = end + sep.size();
+    }
+    std::istringstream out(read_file(vocab.string() + ".out"));
+    std::string line;
+    for (auto& c : cases) {
+        if (!std::getline(out, line)) break;
+        std::istringstream ids(line);
+        for (TokenId id; ids >> id;) c.ids.push_back(id);
+    }
+    return cases;
+}
+
+void check_cases(const fs::path& vocab_path) {
+    const auto tokenizer = Tokenizer::from_gguf(gguf::File::open(vocab_path.string()));
+    const auto cases = read_cases(vocab_path);
+    ASSERT_EQ(cases.size(), 46u);
+    int passed = 0;
+    for (const auto& c : cases) {
+        const Ids ids = tokenizer->encode(c.text, {.add_special = false});
+        EXPECT_EQ(ids, c.ids) << "text: \"" << c.text << "\"";
+        EXPECT_EQ(tokenizer->decode(ids), c.text);
+        StreamDecoder stream(*tokenizer);
+        std::string streamed;
+        for (const TokenId id : ids) streamed += stream.push(id);
+        EXPECT_EQ(streamed + stream.finish(), c.text);
+        passed += ids == c.ids;
+    }
+    EXPECT_EQ(passed, 46);
+}
+
+TEST(TokenizerConformance, LlamaSpmCases) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    check_cases(dir / "tokenizer/ggml-vocab-llama-spm.gguf");
+}
+
+TEST(TokenizerConformance, Gpt2BpeCases) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    check_cases(dir / "tokenizer/ggml-vocab-gpt-2.gguf");
+}
+
+TEST(TokenizerConformance, Gpt2EndOfTextIsControl) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const auto t = Tokenizer::from_gguf(gguf::File::open((dir / "tokenizer/ggml-vocab-gpt-2.gguf").string()));
+    EXPECT_EQ(t->encode("Hello<|endoftext|>", {.parse_special = true}), (Ids{15496, 50256}));
+    EXPECT_EQ(t->decode(Ids{15496, 50256}), "Hello");
+}
+
+TEST(TokenizerConformance, GoldenPrompts) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const std::pair<const char*, const char*> goldens[] = {
+        {"golden/stories260K-F32.json", "models/stories260K-F32.gguf"},
+        {"golden/tiny-gqa-F32-kvf32.json", "models/tiny-gqa-F32.gguf"},
+    };
+    for (const auto& [golden, model] : goldens) {
+        const auto tokenizer = Tokenizer::from_gguf(gguf::File::open((dir / model).string()));
+        const auto j = nlohmann::json::parse(read_file(dir / golden));
+        for (const auto& p : j["prompts"]) {
+            const auto text = p["prompt"].get<std::string>();
+            EXPECT_EQ(tokenizer->encode(text), p["tokens"].get<Ids>()) << golden << ": \"" << text << "\"";
+            EXPECT_EQ(tokenizer->decode(p["tokens"].get<Ids>()), text);
+        }
+    }
+}
+
+// The greedy_text of a golden is the concatenation of the plain pieces (no space stripping).
+TEST(TokenizerConformance, GreedyTextIsTheConcatenatedPieces) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const auto tokenizer = Tokenizer::from_gguf(gguf::File::open((dir / "models/stories260K-F32.gguf").string()));
+    const auto j = nlohmann::json::parse(read_file(dir / "golden/stories260K-F32.json"));
+    for (const auto& p : j["prompts"]) {
+        std::string text;
+        for (const TokenId id : p["greedy"].get<Ids>()) text += tokenizer->piece(id);
+        EXPECT_EQ(text, p["greedy_text"].get<std::string>());
+    }
+}
+
+}  // namespace
+}  // namespace tessera::tokenizer
