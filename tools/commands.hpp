@@ -9,6 +9,9 @@ void add_inspect_command(CLI::App& app);
 void add_dequant_command(CLI::App& app);
 void add_quantize_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_logits_command(CLI::App& app);
+void add_trace_command(CLI::App& app);
 void add_tokenize_command(CLI::App& app);
 
 }  // namespace tessera::cli

@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
     tessera::cli::add_inspect_command(app);
     tessera::cli::add_dequant_command(app);
     tessera::cli::add_quantize_command(app);
+    tessera::cli::add_run_command(app);
+    tessera::cli::add_logits_command(app);
+    tessera::cli::add_trace_command(app);
     tessera::cli::add_compare_command(app);
     tessera::cli::add_tokenize_command(app);
     try {

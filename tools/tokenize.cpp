@@ -1,14 +1,13 @@
 // `tessera tokenize -m MODEL (-p TEXT | -f FILE)`: the token ids of a text
 // with the model's tokenizer, on one line; --pieces lists id and vocabulary
 // text per line instead.
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include "models/gguf/file.hpp"
 #include "models/tokenizer/tokenizer.hpp"
 #include "support/error.hpp"
 #include "tools/commands.hpp"
+#include "tools/model_input.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -21,12 +20,6 @@ struct TokenizeOptions {
     bool no_bos = false;
     bool special = false;
 };
-
-std::string read_exact(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open");
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void run_tokenize(const TokenizeOptions& opts) {
     const auto file = gguf::File::open(opts.model);

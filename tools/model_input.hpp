@@ -1,0 +1,42 @@
+// Options shared by the commands that run a model: the model file, the
+// prompt (-p TEXT, -f FILE or --tokens ids), threads, context and KV cache.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/model.hpp"
+#include "models/session.hpp"
+#include "models/tokenizer/tokenizer.hpp"
+
+namespace tessera::cli {
+
+struct ModelInput {
+    std::string model;
+    std::string prompt, prompt_file, tokens;
+    int threads = 0;
+    int64_t ctx = 2048;
+    int64_t batch = 512;
+    std::string kv_type = "f16";
+    bool special = false;
+};
+
+// -m, -t, --ctx, --batch, --kv-type.
+void add_model_options(CLI::App& cmd, ModelInput& in);
+// -p / -f / --tokens (one of them required unless `optional`), --special.
+void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional = false);
+
+// The file's exact bytes.
+std::string read_exact(const std::string& path);
+
+// Opens the model (explaining how to get one when -m is missing) and touches
+// its pages with progress on stderr for large files.
+std::unique_ptr<model::Model> open_model(const ModelInput& in);
+// The prompt's token ids: --tokens as given, else the text tokenized with BOS as the model adds it.
+std::vector<int32_t> prompt_tokens(const ModelInput& in, const tokenizer::Tokenizer& tokenizer);
+model::SessionOptions session_options(const ModelInput& in);
+
+}  // namespace tessera::cli
