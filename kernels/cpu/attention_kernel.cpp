@@ -111,10 +111,19 @@ private:
                                               h * a_.q_head_stride);
     }
 
+    // F16 rows are converted into the tile. F32 rows are read in place when only
+    // one row batch uses them; otherwise they are copied too, because cache rows
+    // a power-of-two stride apart share few L1 sets and evict each other.
     RowsF32 kv_rows(const char* head, size_t pos_stride, int64_t j0, int64_t nt, float* tile) const {
-        if (!f16_) return {reinterpret_cast<const float*>(head + j0 * pos_stride), int64_t(pos_stride / sizeof(float))};
-        for (int64_t t = 0; t < nt; ++t)
-            F16Ops<Arch>::to_f32(reinterpret_cast<const uint16_t*>(head + (j0 + t) * pos_stride), tile + t * d_, d_);
+        if (!f16_ && batches_ == 1)
+            return {reinterpret_cast<const float*>(head + j0 * pos_stride), int64_t(pos_stride / sizeof(float))};
+        for (int64_t t = 0; t < nt; ++t) {
+            const char* row = head + (j0 + t) * pos_stride;
+            if (f16_)
+                F16Ops<Arch>::to_f32(reinterpret_cast<const uint16_t*>(row), tile + t * d_, d_);
+            else
+                std::copy_n(reinterpret_cast<const float*>(row), d_, tile + t * d_);
+        }
         return {tile, d_};
     }
 
@@ -142,7 +151,8 @@ private:
             for (int b = 0; b < NRB; ++b) acc[b][p] = Batch(0.0f);
         }
         const float* q = qt_ + rb * W;
-        for (int64_t d = 0; d < d_; ++d, q += rows_) {
+        const int64_t dim = d_, stride = rows_;  // locals: members would be reloaded around the stores
+        for (int64_t d = 0; d < dim; ++d, q += stride) {
             Batch qb[NRB];
             for (int b = 0; b < NRB; ++b) qb[b] = Batch::load_aligned(q + b * W);
             for (int p = 0; p < NP; ++p) {
@@ -248,12 +258,14 @@ private:
         Batch acc[NR][NC];
         for (int i = 0; i < NR; ++i)
             for (int c = 0; c < NC; ++c) acc[i][c] = Batch::load_unaligned(acc_ + rows[i] * d_ + d0 + c * W);
-        for (int64_t t = t0; t < t1; ++t) {
+        const float* p_row = s_ + t0 * rows_;
+        const int64_t stride = rows_;
+        for (int64_t t = t0; t < t1; ++t, p_row += stride) {
             const float* v = values.row(t) + d0;
             Batch vb[NC];
             for (int c = 0; c < NC; ++c) vb[c] = Batch::load_unaligned(v + c * W);
             for (int i = 0; i < NR; ++i) {
-                const Batch p(s_[t * rows_ + rows[i]]);
+                const Batch p(p_row[rows[i]]);
                 for (int c = 0; c < NC; ++c) acc[i][c] = xsimd::fma(p, vb[c], acc[i][c]);
             }
         }

@@ -71,7 +71,6 @@ AttentionPlan plan_attention(const AttentionArgs& a, int n_threads) {
 
     // Regions start on 64-byte boundaries (16 floats).
     const size_t d = size_t(a.head_dim), rows = size_t(p.rows), tile = size_t(p.tile);
-    const size_t kv_tile = a.kv_type == GgmlType::F16 ? tile * d : 0;
     size_t next = 0;
     auto take = [&](size_t floats) {
         const size_t at = next;
@@ -81,8 +80,8 @@ AttentionPlan plan_attention(const AttentionArgs& a, int n_threads) {
     p.qt_offset = take(d * rows);
     p.s_offset = take(tile * rows);
     p.acc_offset = take(rows * d);
-    p.k_offset = take(kv_tile);
-    p.v_offset = take(kv_tile);
+    p.k_offset = take(tile * d);
+    p.v_offset = take(tile * d);
     p.m_offset = take(rows);
     p.l_offset = take(rows);
     p.alpha_offset = take(rows);

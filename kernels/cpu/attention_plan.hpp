@@ -35,8 +35,8 @@ struct AttentionPlan {
     size_t qt_offset = 0;     // head_dim x rows: the item's queries, transposed
     size_t s_offset = 0;      // tile x rows: scores, then probabilities, transposed
     size_t acc_offset = 0;    // rows x head_dim: unnormalized outputs
-    size_t k_offset = 0;      // tile x head_dim: F16 keys converted to F32
-    size_t v_offset = 0;      // tile x head_dim: F16 values converted to F32
+    size_t k_offset = 0;      // tile x head_dim: keys as F32 (converted or copied)
+    size_t v_offset = 0;      // tile x head_dim: values as F32
     size_t m_offset = 0, l_offset = 0, alpha_offset = 0, bound_offset = 0;  // rows each
     size_t thread_floats = 0;
 

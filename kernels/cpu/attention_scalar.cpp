@@ -62,7 +62,7 @@ void AttentionKernel::operator()(simd::Scalar, const AttentionArgs& a, const Att
                                  const ThreadTeam& team) const {
     const auto [begin, end] = plan.thread_items(a, team);
     float* scratch = plan.thread_scratch(work, team.ith);
-    // Each region holds at least head_dim floats (the key tile exists with F16 K/V only, when it is needed).
+    // Each region holds at least head_dim floats.
     float* q = scratch + plan.qt_offset;
     float* acc = scratch + plan.acc_offset;
     float* kv = scratch + plan.k_offset;

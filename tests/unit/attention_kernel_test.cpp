@@ -22,13 +22,16 @@ namespace {
 
 using cpu::AttentionArgs;
 
-// Float order only: the kernel sums in float, the reference in double.
-constexpr double kExactNmse = 1e-10;
+// Float order only: the kernel sums in float, the reference in double
+// (measured <= 1.2e-13 on these shapes).
+constexpr double kExactNmse = 1e-11;
 // round_like_ggml against the reference that rounds exactly like llama.cpp:
-// they round the probabilities at different scales (see docs/cpu-attention.md).
-constexpr double kGgmlRoundingNmse = 1e-6;
-// round_like_ggml against the unrounded reference: the error the F16 rounding of q and p adds.
-constexpr double kRoundedVsExactNmse = 2e-5;
+// they round the probabilities at different scales (docs/cpu-attention.md);
+// measured 5.6e-8 to 7.0e-8.
+constexpr double kGgmlRoundingNmse = 5e-7;
+// round_like_ggml against the unrounded reference: what the F16 rounding of q
+// and the probabilities costs (measured 4.0e-8 to 7.1e-8).
+constexpr double kRoundedVsExactNmse = 5e-7;
 
 enum class Layout { PositionMajor, HeadMajor };
 
