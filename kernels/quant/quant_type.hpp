@@ -19,6 +19,10 @@
 //                       reproduces ggml's reference quantizer byte for byte
 //                       (tests then compare bytes with llama-quantize's output
 //                       instead of the error); false when absent
+//   quantize_activation(in, b)  on the activation types (Q8_0, Q8_1, Q8_K):
+//                       llama.cpp's x86 quantizer of activation rows, which the
+//                       CPU matmul applies before the dot (its rounding differs
+//                       from quantize's for Q8_0 and Q8_1: half to even)
 #pragma once
 
 #include <concepts>

@@ -36,6 +36,16 @@ struct Q8_0 {
         for (int i = 0; i < 32; ++i) b.qs[i] = int8_t(std::round(in[i] * inv_d));
     }
 
+    // llama.cpp's x86 activation quantizer: the same scale, but q = round-half-even(x * 127/max|x|).
+    static void quantize_activation(const float* in, Block& b) {
+        float amax = 0.0f;
+        for (int i = 0; i < 32; ++i) amax = std::fmax(amax, std::fabs(in[i]));
+        const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+        const float inv_d = std::isfinite(id) ? id : 0.0f;  // float-subnormal blocks quantize to 0
+        b.d = fp32_to_fp16(amax / 127.0f);
+        for (int i = 0; i < 32; ++i) b.qs[i] = int8_t(std::nearbyint(in[i] * inv_d));
+    }
+
     static float dot(const Block* w, const Block* a, size_t nblocks) {
         float sum = 0.0f;
         for (size_t i = 0; i < nblocks; ++i) {

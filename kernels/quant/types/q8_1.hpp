@@ -43,6 +43,23 @@ struct Q8_1 {
         b.s = fp32_to_fp16(float(sum) * d);
     }
 
+    // llama.cpp's x86 activation quantizer: as Q8_0::quantize_activation, and
+    // s = fp16(d * sum(q)) with the unrounded d = max|x| / 127.
+    static void quantize_activation(const float* in, Block& b) {
+        float amax = 0.0f;
+        for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(in[j]));
+        const float d = amax / 127.0f;
+        const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+        const float inv_d = std::isfinite(id) ? id : 0.0f;  // float-subnormal blocks quantize to 0
+        int32_t sum = 0;
+        for (int j = 0; j < 32; ++j) {
+            b.qs[j] = int8_t(std::nearbyint(in[j] * inv_d));
+            sum += b.qs[j];
+        }
+        b.d = fp32_to_fp16(d);
+        b.s = fp32_to_fp16(d * float(sum));
+    }
+
     static float dot(const Block* w, const Block* a, size_t nblocks) {
         float sum = 0.0f;
         for (size_t i = 0; i < nblocks; ++i) {

@@ -51,6 +51,9 @@ struct Q8_K {
         b.d = 1.0f / iscale;
     }
 
+    // ggml quantizes activations with the same function.
+    static void quantize_activation(const float* in, Block& b) { quantize(in, b); }
+
     static float dot(const Block* w, const Block* a, size_t nblocks) {
         float sum = 0.0f;
         for (size_t i = 0; i < nblocks; ++i) {

@@ -1,0 +1,55 @@
+// Products of a weight matrix of any quant type with F32 activation rows: the
+// CPU kernels (matvec for one token, tiled matmul for several) and two scalar
+// references for the tests. Design and accuracy: docs/cpu-matmul.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu/thread_team.hpp"
+#include "kernels/quant/ggml_type.hpp"
+#include "kernels/simd/archs.hpp"
+
+namespace tessera::cpu {
+
+struct MatmulArgs {
+    GgmlType weight_type;
+    const void* w;    // n rows of k values of weight_type (GGUF layout: row j = output feature j)
+    size_t w_stride;  // bytes between weight rows
+    const float* x;   // m rows of k floats (activations, one row per token)
+    size_t x_stride;  // bytes between activation rows
+    float* y;         // m rows of n floats: y[i][j] = dot(weight row j, x row i)
+    size_t y_stride;  // bytes between output rows
+    int64_t n, k, m;
+};
+
+// Whether this build has a CPU kernel for the weight type (every enabled type
+// except the activation-only Q8_1 and Q8_K).
+bool matmul_supports(GgmlType weight_type);
+
+// Bytes of `work` matmul needs: the m activation rows converted to the weight
+// type's dot type, shared by the team. Throws an Error for an unsupported
+// type or a k that is not a multiple of the type's block size.
+size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m);
+
+// y = x W^T. Every thread of the team calls it with the same arguments and a
+// `work` of matmul_work_bytes (64-byte aligned). The team first converts the
+// activations, then splits the weight rows. Throws an Error (before any
+// barrier, on every thread alike) for an unsupported type or bad k.
+void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team);
+
+// Scalar references. exact: dequantized W times the F32 x, summed in double.
+// dot_type: llama.cpp's arithmetic: x rows converted to the dot type (the
+// activation quantizer for Q8_0/Q8_1/Q8_K), then the type's reference dot.
+void matmul_reference_exact(const MatmulArgs& a);
+void matmul_reference_dot_type(const MatmulArgs& a);
+
+// The per-arch kernel behind matmul(), for xsimd::dispatch.
+struct MatmulKernel {
+    // Defined in matmul_kernel.cpp, instantiated per arch (codegen/simd_kernels.cmake).
+    template <class Arch>
+    void operator()(Arch, const MatmulArgs& a, void* work, const ThreadTeam& team) const;
+    void operator()(simd::Scalar, const MatmulArgs& a, void* work, const ThreadTeam& team) const;
+};
+
+}  // namespace tessera::cpu

@@ -1,0 +1,230 @@
+// CPU matmul kernels against the scalar references, for every weight type of
+// the build, and the activation quantizers against llama.cpp's formulas.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/matmul.hpp"
+#include "kernels/quant/registry.hpp"
+#include "support/error.hpp"
+#include "tessera/enabled_quant_types.hpp"
+
+namespace tessera {
+namespace {
+
+// ---- Activation quantizers: the README's formulas, written out independently ----
+
+std::vector<float> random_values(size_t n, uint32_t seed, float scale = 1.0f) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist(0.0f, scale);
+    std::vector<float> v(n);
+    for (auto& x : v) x = dist(rng);
+    return v;
+}
+
+int round_half_even(double v) {
+    const double f = std::floor(v);
+    const double frac = v - f;
+    if (frac > 0.5) return int(f) + 1;
+    if (frac < 0.5) return int(f);
+    return int(std::fmod(f, 2.0) == 0.0 ? f : f + 1);
+}
+
+TEST(MatmulActivation, Q8_0AndQ8_1RoundHalfToEven) {
+    // amax = 127 makes 127/amax exactly 1, so x.5 values are exact ties.
+    std::vector<float> x = random_values(32, 1, 40.0f);
+    x[0] = 127.0f;
+    x[1] = 2.5f;
+    x[2] = 3.5f;
+    x[3] = -2.5f;
+    x[4] = -0.5f;
+    x[5] = 0.5f;
+    for (auto& v : x) v = std::clamp(v, -126.0f, 127.0f);
+    x[0] = 127.0f;
+    for (uint32_t seed = 0; seed < 50; ++seed) {
+        if (seed > 0) x = random_values(32, seed, 0.1f + seed);
+        float amax = 0.0f;
+        for (float v : x) amax = std::max(amax, std::fabs(v));
+        const float id = 127.0f / amax;
+        Q8_0::Block b0;
+        Q8_1::Block b1;
+        Q8_0::quantize_activation(x.data(), b0);
+        Q8_1::quantize_activation(x.data(), b1);
+        EXPECT_EQ(b0.d, fp32_to_fp16(amax / 127.0f));
+        EXPECT_EQ(b1.d, b0.d);
+        int sum = 0;
+        for (int i = 0; i < 32; ++i) {
+            const int q = round_half_even(double(x[i] * id));
+            EXPECT_EQ(b0.qs[i], q) << "seed " << seed << " value " << x[i];
+            EXPECT_EQ(b1.qs[i], q);
+            sum += q;
+        }
+        EXPECT_EQ(b1.s, fp32_to_fp16(amax / 127.0f * float(sum)));
+        if (seed == 0) {
+            EXPECT_EQ(b0.qs[1], 2);
+            EXPECT_EQ(b0.qs[2], 4);
+            EXPECT_EQ(b0.qs[3], -2);
+            EXPECT_EQ(b0.qs[4], 0);
+            EXPECT_EQ(b0.qs[5], 0);
+        }
+    }
+    Q8_0::Block zero;
+    const std::vector<float> zeros(32, 0.0f);
+    Q8_0::quantize_activation(zeros.data(), zero);
+    EXPECT_EQ(zero.d, 0);
+    for (int8_t q : zero.qs) EXPECT_EQ(q, 0);
+}
+
+TEST(MatmulActivation, Q8_KSignedMaxAndClamp) {
+    for (uint32_t seed = 0; seed < 20; ++seed) {
+        std::vector<float> x = random_values(256, 100 + seed, 0.5f + seed);
+        if (seed % 2 == 0) {  // the extreme maps to -127, its mirror image (later) to +127
+            x[7] = -1000.0f;
+            x[200] = 1000.0f;
+        }
+        float m = 0.0f;
+        for (float v : x)
+            if (std::fabs(v) > std::fabs(m)) m = v;
+        const float iscale = -127.0f / m;
+        Q8_K::Block b;
+        Q8_K::quantize_activation(x.data(), b);
+        EXPECT_EQ(b.d, 1.0f / iscale);
+        for (int i = 0; i < 256; ++i)
+            EXPECT_EQ(b.qs[i], std::min(127, round_half_even(double(iscale * x[i])))) << "seed " << seed << " i " << i;
+        for (int g = 0; g < 16; ++g) {
+            int sum = 0;
+            for (int i = 0; i < 16; ++i) sum += b.qs[16 * g + i];
+            EXPECT_EQ(b.bsums[g], sum);
+        }
+        if (seed % 2 == 0) {
+            EXPECT_EQ(b.qs[7], -127);
+            EXPECT_EQ(b.qs[200], 127);
+        }
+    }
+}
+
+// ---- Matmul against the references ----
+
+template <class List>
+struct GtestTypes;
+template <class... Ts>
+struct GtestTypes<TypeList<Ts...>> {
+    using type = ::testing::Types<Ts...>;
+};
+struct TypeName {
+    template <class T>
+    static std::string GetName(int) {
+        return std::string(T::name);
+    }
+};
+
+// sum((a-b)^2) / sum(b^2) over m rows of n values (strided).
+double nmse(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n, int64_t stride) {
+    double err = 0.0, ref = 0.0;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            const double d = double(a[i * stride + j]) - double(b[i * stride + j]);
+            err += d * d;
+            ref += double(b[i * stride + j]) * b[i * stride + j];
+        }
+    return err / ref;
+}
+
+// Threshold of the NMSE against the exact product: the activation rounding.
+template <class T>
+double exact_threshold() {
+    if constexpr (T::id == GgmlType::F32) return 1e-12;
+    if constexpr (T::id == GgmlType::F16) return 1e-6;
+    if constexpr (T::id == GgmlType::BF16) return 2e-5;
+    return 5e-4;
+}
+
+struct Shape {
+    int64_t n, k_blocks, m;
+    bool strided;
+};
+
+template <class T>
+class MatmulTest : public ::testing::Test {};
+TYPED_TEST_SUITE(MatmulTest, GtestTypes<EnabledQuantTypes>::type, TypeName);
+
+TYPED_TEST(MatmulTest, MatchesReferences) {
+    using T = TypeParam;
+    if (!cpu::matmul_supports(T::id)) {
+        EXPECT_TRUE(T::id == GgmlType::Q8_1 || T::id == GgmlType::Q8_K) << T::name;
+        EXPECT_THROW(cpu::matmul_work_bytes(T::id, int64_t(T::block_elems), 1), Error);
+        GTEST_SKIP() << T::name << " is an activation-only type";
+    }
+    constexpr int64_t E = T::block_elems;
+    // Several blocks: past one 1024-value segment of the driver and not a multiple of 64 values.
+    const int64_t several = E == 1 ? 1100 : E == 32 ? 35 : 5;
+    const std::vector<Shape> shapes = {
+        {1, 1, 1, false},       {3, several, 1, true},  {17, 1, 2, true},      {67, several, 5, false},
+        {17, several, 13, true}, {3, 1, 64, false},      {67, several, 64, true}, {5, several, 70, true},
+    };
+    double worst_dot = 0.0, worst_exact = 0.0;
+    for (const Shape& s : shapes) {
+        const int64_t k = s.k_blocks * E;
+        const size_t row_bytes = size_t(k / E) * sizeof(typename T::Block);
+        const size_t w_stride = row_bytes + (s.strided ? 8 : 0);
+        const int64_t x_stride = k + (s.strided ? 5 : 0), y_stride = s.n + (s.strided ? 3 : 0);
+
+        const std::vector<float> wf = random_values(size_t(s.n * k), uint32_t(11 * s.n + k));
+        std::vector<uint8_t> w(w_stride * size_t(s.n), 0xAB);
+        for (int64_t j = 0; j < s.n; ++j)
+            for (int64_t b = 0; b < k / E; ++b)
+                T::quantize(wf.data() + j * k + b * E,
+                            reinterpret_cast<typename T::Block*>(w.data() + j * w_stride)[b]);
+        const std::vector<float> x = random_values(size_t(s.m * x_stride), uint32_t(7 * s.m + k));
+
+        cpu::MatmulArgs args{T::id, w.data(), w_stride, x.data(), size_t(x_stride) * 4, nullptr,
+                             size_t(y_stride) * 4, s.n, k, s.m};
+        std::vector<float> y_dot(size_t(s.m * y_stride)), y_exact(y_dot.size());
+        args.y = y_dot.data();
+        cpu::matmul_reference_dot_type(args);
+        args.y = y_exact.data();
+        cpu::matmul_reference_exact(args);
+
+        const size_t work_bytes = cpu::matmul_work_bytes(T::id, k, s.m);
+        for (int threads : {1, 2, 3}) {
+            std::vector<float> y(y_dot.size(), 0.0f);
+            args.y = y.data();
+            void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
+#pragma omp parallel num_threads(threads)
+            cpu::matmul(args, work, cpu::ThreadTeam{omp_get_thread_num(), threads});
+            std::free(work);
+            const double e_dot = nmse(y, y_dot, s.m, s.n, y_stride);
+            const double e_exact = nmse(y, y_exact, s.m, s.n, y_stride);
+            worst_dot = std::max(worst_dot, e_dot);
+            worst_exact = std::max(worst_exact, e_exact);
+            const std::string where = std::string(T::name) + " n=" + std::to_string(s.n) + " k=" + std::to_string(k) +
+                                      " m=" + std::to_string(s.m) + " threads=" + std::to_string(threads);
+            EXPECT_LE(e_dot, 1e-10) << where;
+            EXPECT_LE(e_exact, exact_threshold<T>()) << where;
+            // Padding between output rows stays untouched.
+            for (int64_t i = 0; i < s.m; ++i)
+                for (int64_t j = s.n; j < y_stride; ++j) EXPECT_EQ(y[size_t(i * y_stride + j)], 0.0f) << where;
+        }
+    }
+    this->RecordProperty("worst_nmse_vs_dot_type", std::to_string(worst_dot));
+    this->RecordProperty("worst_nmse_vs_exact", std::to_string(worst_exact));
+    std::printf("[ NMSE     ] %-6s vs dot type %.2e, vs exact %.2e\n", std::string(T::name).c_str(), worst_dot,
+                worst_exact);
+}
+
+TEST(Matmul, RejectsBadArguments) {
+    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType::Q4_0, 48, 1), Error);
+    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType::Q4_K, 0, 1), Error);
+    EXPECT_FALSE(cpu::matmul_supports(GgmlType(9999)));
+    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType(9999), 32, 1), Error);
+}
+
+}  // namespace
+}  // namespace tessera
