@@ -33,25 +33,32 @@ void expect_exact(Kernel kernel, Ref ref, const char* what) {
 }
 
 TEST(ArithKernel, AddIsExact) {
-    expect_exact(cpu::add, [](double p, double q) { return p + q; }, "add");
-    expect_exact([](auto... args) { cpu::Add{}(simd::Scalar{}, args...); }, [](double p, double q) { return p + q; },
-                 "scalar add");
+    const auto ref = [](double p, double q) { return p + q; };
+    expect_exact(cpu::add, ref, "add");
+    test::for_each_cpu_arch([&](auto arch) {
+        expect_exact([arch](auto... args) { cpu::Add{}(arch, args...); }, ref, decltype(arch)::name());
+    });
 }
 
 TEST(ArithKernel, MulIsExact) {
-    expect_exact(cpu::mul, [](double p, double q) { return p * q; }, "mul");
-    expect_exact([](auto... args) { cpu::Mul{}(simd::Scalar{}, args...); }, [](double p, double q) { return p * q; },
-                 "scalar mul");
+    const auto ref = [](double p, double q) { return p * q; };
+    expect_exact(cpu::mul, ref, "mul");
+    test::for_each_cpu_arch([&](auto arch) {
+        expect_exact([arch](auto... args) { cpu::Mul{}(arch, args...); }, ref, decltype(arch)::name());
+    });
 }
 
+// scale has one input row: expect_exact's second row goes unused.
 TEST(ArithKernel, ScaleIsExact) {
     for (float s : {0.088388f, -3.0f, 0.0f}) {
-        auto scale = [s](const float* x, const float*, float* y, int64_t n) { cpu::scale(x, s, y, n); };
-        expect_exact(scale, [s](double p, double) { return p * double(s); }, "scale");
-        auto scalar = [s](const float* x, const float*, float* y, int64_t n) {
-            cpu::Scale{}(simd::Scalar{}, x, s, y, n);
-        };
-        expect_exact(scalar, [s](double p, double) { return p * double(s); }, "scalar scale");
+        const auto ref = [s](double p, double) { return p * double(s); };
+        expect_exact([s](const float* x, const float*, float* y, int64_t n) { cpu::scale(x, s, y, n); }, ref, "scale");
+        test::for_each_cpu_arch([&](auto arch) {
+            const auto kernel = [s, arch](const float* x, const float*, float* y, int64_t n) {
+                cpu::Scale{}(arch, x, s, y, n);
+            };
+            expect_exact(kernel, ref, decltype(arch)::name());
+        });
     }
 }
 

@@ -54,9 +54,11 @@ TEST(ConvertKernel, F32ToF16IsBitExact) {
     cpu::convert_f32_to(GgmlType::F16, values.data(), got.data(), n);
     for (size_t i = 0; i < values.size(); ++i)
         ASSERT_EQ(got[i], expected[i]) << std::hex << "f32 bits " << std::bit_cast<uint32_t>(values[i]);
-    got.assign(got.size(), 0);
-    cpu::F32ToF16{}(simd::Scalar{}, values.data(), got.data(), n);
-    EXPECT_EQ(got, expected);
+    test::for_each_cpu_arch([&](auto arch) {
+        got.assign(got.size(), 0);
+        cpu::F32ToF16{}(arch, values.data(), got.data(), n);
+        EXPECT_EQ(got, expected) << decltype(arch)::name();
+    });
     // Every row length up to two AVX-512 vectors plus a tail, from every start offset of a vector.
     for (int64_t offset = 0; offset < 16; ++offset) {
         for (int64_t len = 0; len <= 40; ++len) {
@@ -83,11 +85,14 @@ TEST(ConvertKernel, F16AndBf16ToF32AreBitExact) {
         }
         std::vector<float> expected(all.size()), got(all.size());
         for (size_t i = 0; i < all.size(); ++i) expected[i] = ref(all[i]);
-        if (type == GgmlType::F16)
-            cpu::F16ToF32{}(simd::Scalar{}, all.data(), got.data(), int64_t(all.size()));
-        else
-            cpu::Bf16ToF32{}(simd::Scalar{}, all.data(), got.data(), int64_t(all.size()));
-        EXPECT_EQ(bits_of(got), bits_of(expected)) << "scalar " << ggml_type_traits(type).name;
+        test::for_each_cpu_arch([&](auto arch) {
+            got.assign(got.size(), 0.0f);
+            if (type == GgmlType::F16)
+                cpu::F16ToF32{}(arch, all.data(), got.data(), int64_t(all.size()));
+            else
+                cpu::Bf16ToF32{}(arch, all.data(), got.data(), int64_t(all.size()));
+            EXPECT_EQ(bits_of(got), bits_of(expected)) << decltype(arch)::name() << " " << ggml_type_traits(type).name;
+        });
     }
 }
 

@@ -9,7 +9,10 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include "kernels/simd/archs.hpp"
 
 namespace tessera::test {
 
@@ -22,6 +25,18 @@ inline std::vector<float> random_row(int64_t n, uint32_t seed, float lo = -4.0f,
     std::vector<float> row(static_cast<size_t>(n));
     for (auto& v : row) v = dist(rng);
     return row;
+}
+
+// Calls f(arch) for every arch of this build that the CPU runs (in a portable
+// build on an AVX-512 machine: AVX-512, AVX2 and SSE4.2), then for the scalar
+// fallback, so each instantiation of a kernel functor is tested.
+template <class F>
+void for_each_cpu_arch(F&& f) {
+    const unsigned best = xsimd::available_architectures().best;
+    [&]<class... Archs>(xsimd::arch_list<Archs...>) {
+        ((!std::is_same_v<Archs, simd::Scalar> && Archs::version() <= best ? f(Archs{}) : void()), ...);
+    }(simd::CpuArchs{});
+    f(simd::Scalar{});
 }
 
 // sum((ref - got)^2) / sum(ref^2), the normalized mean squared error of

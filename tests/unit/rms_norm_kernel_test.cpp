@@ -42,8 +42,14 @@ TEST(RmsNormKernel, MatchesReference) {
             worst.add(nmse(ref_w, y.data()));
             EXPECT_LE(nmse(ref_w, y.data()), kMaxNmse) << "n=" << n;
 
-            cpu::RmsNorm{}(simd::Scalar{}, x.data(), w.data(), y.data(), n, eps);
-            EXPECT_LE(nmse(ref_w, y.data()), kMaxNmse) << "scalar n=" << n;
+            test::for_each_cpu_arch([&](auto arch) {
+                cpu::RmsNorm{}(arch, x.data(), nullptr, y.data(), n, eps);
+                worst.add(nmse(ref, y.data()));
+                EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << decltype(arch)::name() << " n=" << n;
+                cpu::RmsNorm{}(arch, x.data(), w.data(), y.data(), n, eps);
+                worst.add(nmse(ref_w, y.data()));
+                EXPECT_LE(nmse(ref_w, y.data()), kMaxNmse) << decltype(arch)::name() << " n=" << n;
+            });
         }
     }
 }

@@ -73,25 +73,37 @@ TEST(RopeKernel, MatchesReference) {
     }
 }
 
-// The scalar fallback, with the tables rope() builds: rates -r for the first
-// and +r for the second dim of each pair.
-TEST(RopeKernel, ScalarFallbackMatchesReference) {
+// The functors of every arch, with the tables rope() builds: rates -r for the
+// first and +r for the second dim of each pair.
+TEST(RopeKernel, EveryArchMatchesReference) {
+    test::MaxNmse worst;
     for (RopeMode mode : {RopeMode::Normal, RopeMode::Neox}) {
-        const int64_t head_dim = 40, n_rot = 34, n_heads = 3, half = n_rot / 2;
-        const int32_t pos = 123;
-        const RopeParams p{int(n_rot), 10000.0f, 1.0f, mode};
-        std::vector<double> rate(n_rot);
-        for (int64_t i = 0; i < half; ++i) {
-            const double r = std::pow(10000.0, -2.0 * double(i) / double(n_rot));
-            rate[size_t(mode == RopeMode::Normal ? 2 * i : i)] = -r;
-            rate[size_t(mode == RopeMode::Normal ? 2 * i + 1 : half + i)] = r;
+        for (const Shape& s : kShapes) {
+            const int64_t n_rot = s.n_rot, half = n_rot / 2;
+            const int32_t pos = 4321;
+            const RopeParams p{s.n_rot, 10000.0f, 1.0f, mode};
+            std::vector<double> rate(static_cast<size_t>(n_rot));
+            for (int64_t i = 0; i < half; ++i) {
+                const double r = std::pow(10000.0, -2.0 * double(i) / double(n_rot));
+                rate[size_t(mode == RopeMode::Normal ? 2 * i : i)] = -r;
+                rate[size_t(mode == RopeMode::Normal ? 2 * i + 1 : half + i)] = r;
+            }
+            const auto x = random_row(s.head_dim * s.n_heads, 3);
+            const auto ref = reference(x, s.head_dim, s.n_heads, pos, p);
+            test::for_each_cpu_arch([&](auto arch) {
+                std::vector<float> cos(rate.size()), sin(rate.size()), y(x.size());
+                cpu::RopeAngles{}(arch, double(pos), rate.data(), cos.data(), sin.data(), n_rot);
+                cpu::RopeRotate{}(arch, x.data(), y.data(), s.head_dim, s.n_heads, n_rot, mode, cos.data(),
+                                  sin.data());
+                worst.add(nmse(ref, y.data()));
+                EXPECT_LE(nmse(ref, y.data()), kMaxNmse)
+                    << decltype(arch)::name() << " mode " << int(mode) << " head_dim " << s.head_dim;
+                y = x;
+                cpu::RopeRotate{}(arch, y.data(), y.data(), s.head_dim, s.n_heads, n_rot, mode, cos.data(),
+                                  sin.data());
+                EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << decltype(arch)::name() << " in place";
+            });
         }
-        std::vector<float> cos(n_rot), sin(n_rot);
-        cpu::RopeAngles{}(simd::Scalar{}, double(pos), rate.data(), cos.data(), sin.data(), n_rot);
-        const auto x = random_row(head_dim * n_heads, 3);
-        std::vector<float> y(x.size());
-        cpu::RopeRotate{}(simd::Scalar{}, x.data(), y.data(), head_dim, n_heads, n_rot, mode, cos.data(), sin.data());
-        EXPECT_LE(nmse(reference(x, head_dim, n_heads, pos, p), y.data()), kMaxNmse) << int(mode);
     }
 }
 

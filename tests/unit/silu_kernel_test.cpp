@@ -30,8 +30,11 @@ TEST(SiluKernel, MatchesReference) {
         cpu::silu(x.data(), y.data(), n);
         worst.add(nmse(ref, y.data()));
         EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << "n=" << n;
-        cpu::Silu{}(simd::Scalar{}, x.data(), y.data(), n);
-        EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << "scalar n=" << n;
+        test::for_each_cpu_arch([&](auto arch) {
+            cpu::Silu{}(arch, x.data(), y.data(), n);
+            worst.add(nmse(ref, y.data()));
+            EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << decltype(arch)::name() << " n=" << n;
+        });
         y = x;
         cpu::silu(y.data(), y.data(), n);
         EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << "in place n=" << n;
@@ -43,14 +46,17 @@ TEST(SiluKernel, MatchesReference) {
 TEST(SiluKernel, EdgeValues) {
     const std::vector<float> x = {0.0f,    -0.0f,   1e-30f, -1e-30f, -88.0f, -89.0f, -100.0f, 100.0f,
                                   -1e30f,  1e30f,   -3e38f, 3e38f,   15.0f,  -15.0f, 88.5f,   -87.0f, 1.0f};
-    for (int64_t n = 1; n <= int64_t(x.size()); n += 8) {
-        std::vector<float> y(x.size(), 42.0f);
-        cpu::silu(x.data(), y.data(), n);
-        for (int64_t i = 0; i < n; ++i) {
-            const double ref = silu_ref(x[size_t(i)]);
-            EXPECT_NEAR(y[size_t(i)], ref, 1e-6 * std::fabs(ref) + 1e-36) << "x=" << x[size_t(i)] << " n=" << n;
+    test::for_each_cpu_arch([&](auto arch) {
+        for (int64_t n = 1; n <= int64_t(x.size()); n += 8) {
+            std::vector<float> y(x.size(), 42.0f);
+            cpu::Silu{}(arch, x.data(), y.data(), n);
+            for (int64_t i = 0; i < n; ++i) {
+                const double ref = silu_ref(x[size_t(i)]);
+                EXPECT_NEAR(y[size_t(i)], ref, 1e-6 * std::fabs(ref) + 1e-36)
+                    << decltype(arch)::name() << " x=" << x[size_t(i)] << " n=" << n;
+            }
         }
-    }
+    });
 }
 
 TEST(SwigluKernel, MatchesReference) {
@@ -64,8 +70,11 @@ TEST(SwigluKernel, MatchesReference) {
         cpu::swiglu(gate.data(), up.data(), y.data(), n);
         worst.add(nmse(ref, y.data()));
         EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << "n=" << n;
-        cpu::Swiglu{}(simd::Scalar{}, gate.data(), up.data(), y.data(), n);
-        EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << "scalar n=" << n;
+        test::for_each_cpu_arch([&](auto arch) {
+            cpu::Swiglu{}(arch, gate.data(), up.data(), y.data(), n);
+            worst.add(nmse(ref, y.data()));
+            EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << decltype(arch)::name() << " n=" << n;
+        });
         y = gate;
         cpu::swiglu(y.data(), up.data(), y.data(), n);
         EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << "in place (gate) n=" << n;

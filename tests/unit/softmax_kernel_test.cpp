@@ -57,8 +57,14 @@ TEST(SoftmaxKernel, MatchesReference) {
                 EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << "n=" << n << " n_valid=" << n_valid;
                 for (int64_t i = n_valid; i < n; ++i) ASSERT_EQ(y[size_t(i)], 0.0f) << i;
 
-                cpu::Softmax{}(simd::Scalar{}, x.data(), y.data(), n, scale, n_valid, m);
-                EXPECT_LE(nmse(ref, y.data()), kMaxNmse) << "scalar n=" << n << " n_valid=" << n_valid;
+                test::for_each_cpu_arch([&](auto arch) {
+                    y.assign(size_t(n), 42.0f);
+                    cpu::Softmax{}(arch, x.data(), y.data(), n, scale, n_valid, m);
+                    worst.add(nmse(ref, y.data()));
+                    EXPECT_LE(nmse(ref, y.data()), kMaxNmse)
+                        << decltype(arch)::name() << " n=" << n << " n_valid=" << n_valid;
+                    for (int64_t i = n_valid; i < n; ++i) ASSERT_EQ(y[size_t(i)], 0.0f) << i;
+                });
             }
         }
     }
