@@ -212,6 +212,23 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
             for (int64_t i = 0; i < s.m; ++i)
                 for (int64_t j = s.n; j < y_stride; ++j) EXPECT_EQ(y[size_t(i * y_stride + j)], 0.0f) << where;
         }
+        // Every arch this CPU can run (the build's list; portable builds have
+        // several), and the scalar fallback, on two threads.
+        auto check_arch = [&]<class Arch>(Arch arch) {
+            std::vector<float> y(y_dot.size(), 0.0f);
+            args.y = y.data();
+            void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
+#pragma omp parallel num_threads(2)
+            cpu::MatmulKernel{}(arch, args, work, cpu::ThreadTeam{omp_get_thread_num(), 2});
+            std::free(work);
+            EXPECT_LE(nmse(y, y_dot, s.m, s.n, y_stride), 1e-10)
+                << T::name << " arch " << Arch::name() << " n=" << s.n << " k=" << k << " m=" << s.m;
+        };
+        [&]<class... Archs>(xsimd::arch_list<Archs...>) {
+            const unsigned best = xsimd::available_architectures().best;
+            ((best >= Archs::version() ? check_arch(Archs{}) : void()), ...);
+        }(simd::CpuArchs{});
+        check_arch(simd::Scalar{});
     }
     this->RecordProperty("worst_nmse_vs_dot_type", std::to_string(worst_dot));
     this->RecordProperty("worst_nmse_vs_exact", std::to_string(worst_exact));

@@ -4,6 +4,8 @@
 //                (q unsigned 8-bit weights, a signed 8-bit activations)
 //   float_chunk  acc[l] += w[l] * a[l]
 //   sum          the sum of acc's 16 lanes
+//   half         one fp16 value -> float
+//   split_nibbles  n bytes -> their n low nibbles, then their n high nibbles (n = 16 or 32)
 //   widen        F32/F16/BF16 weights -> floats
 // The primary template is plain C++ (the compiler vectorizes what it can);
 // AVX-512 has a specialization, with VNNI's dpbusd where the build enables it.
@@ -50,6 +52,13 @@ struct ChunkOps {
         return s;
     }
 
+    static float half(uint16_t h) { return fp16_to_fp32(h); }
+    static void split_nibbles(const uint8_t* __restrict src, uint8_t* __restrict dst, int n) {
+        for (int j = 0; j < n; ++j) {
+            dst[j] = src[j] & 0xF;
+            dst[j + n] = src[j] >> 4;
+        }
+    }
     static void widen(const F32::Block* src, float* dst, int64_t n) { std::memcpy(dst, src, size_t(4 * n)); }
     static void widen(const F16::Block* src, float* dst, int64_t n) {
         for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(src[i].bits);
@@ -89,6 +98,19 @@ struct ChunkOps<xsimd::avx512bw> {
     }
     static float sum(Acc acc) { return _mm512_reduce_add_ps(acc); }
 
+    static float half(uint16_t h) { return _cvtsh_ss(h); }
+    static void split_nibbles(const uint8_t* src, uint8_t* dst, int n) {
+        const __m256i mask = _mm256_set1_epi8(0xF);
+        if (n == 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+            const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(v), _mm_srli_epi16(v, 4), 1);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_and_si256(both, mask));
+        } else {
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_and_si256(v, mask));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32), _mm256_and_si256(_mm256_srli_epi16(v, 4), mask));
+        }
+    }
     static void widen(const F32::Block* src, float* dst, int64_t n) { std::memcpy(dst, src, size_t(4 * n)); }
     static void widen(const F16::Block* src, float* dst, int64_t n) {
         int64_t i = 0;

@@ -52,7 +52,7 @@ struct Driver {
             constexpr int G = U::kGroup;
             float scale[E / G], min[E / G];
             for (int64_t b = 0; b < len / E; ++b) {
-                U::unpack(blocks[b], seg.q[r] + b * E, scale, min);
+                U::template unpack<Ops>(blocks[b], seg.q[r] + b * E, scale, min);
                 for (int g = 0; g < E / G; ++g) {
                     std::fill_n(seg.scale[r] + (b * E + g * G) / 4, G / 4, scale[g]);
                     if constexpr (U::kHasMin) seg.min[r][b * E / G + g] = min[g];
@@ -66,6 +66,16 @@ struct Driver {
             Ops::widen(blocks, seg.w[r], len);
             std::fill(seg.w[r] + len, seg.w[r] + round_up(len, 16), 0.0f);
         }
+    }
+
+    // Asks for the same segment of the row kRows further on: the one this
+    // unpack buffer row takes next (the hardware prefetchers lose track of
+    // kRows interleaved streams at DRAM latency).
+    static void prefetch_next(const typename T::Block* blocks, int64_t len, size_t w_stride, bool exists) {
+        if (!exists) return;
+        const char* next = reinterpret_cast<const char*>(blocks) + kRows * w_stride;
+        const size_t bytes = size_t(len / E) * sizeof(typename T::Block);
+        for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(next + b);
     }
 
     // out[r] = dot of segment rows 0..R-1 with values [k0, k0 + len) of one activation row.
@@ -112,7 +122,9 @@ struct Driver {
                     const int64_t len = std::min(kSegment, args.k - k0);
                     for (int r = 0; r < rows; ++r) {
                         const auto* row = static_cast<const char*>(args.w) + (j + r) * args.w_stride;
-                        unpack(reinterpret_cast<const typename T::Block*>(row) + k0 / E, len, seg, r);
+                        const auto* blocks = reinterpret_cast<const typename T::Block*>(row) + k0 / E;
+                        prefetch_next(blocks, len, args.w_stride, j + r + kRows < j_end);
+                        unpack(blocks, len, seg, r);
                     }
                     for (int64_t i = i0; i < i1; ++i) {
                         float partial[kRows];

@@ -43,8 +43,11 @@ struct FloatWeights {
     static constexpr bool kInt = false;
 };
 
-// Integer types: unpack(b, q, scale, min) writes block_elems q, the
-// block_elems / kGroup scales and, when kHasMin, as many mins.
+// Integer types: unpack<Ops>(b, q, scale, min) writes block_elems q, the
+// block_elems / kGroup scales and, when kHasMin, as many mins (Ops::half
+// converts fp16 with the arch's instruction; Ops::split_nibbles(src, dst, n)
+// writes the low nibbles of n bytes, then their high nibbles: the nibble
+// layout of Q4_0, Q4_1, IQ4_NL, IQ4_XS (n = 16) and Q4_K, Q5_K (n = 32)).
 template <class T>
 struct Unpack;
 
@@ -59,16 +62,8 @@ struct IntWeights {
     static constexpr bool kInt = true;
 };
 
-// Q4_0 / Q4_1 / IQ4_NL: value j in the low nibble of qs[j], j + 16 in the high one.
-inline void split_nibbles16(const uint8_t* qs, uint8_t* q) {
-    for (int j = 0; j < 16; ++j) {
-        q[j] = qs[j] & 0xF;
-        q[j + 16] = qs[j] >> 4;
-    }
-}
-
 // Q5_0 / Q5_1: the nibbles plus bit j of the little-endian qh as bit 4.
-inline void add_fifth_bits(const uint8_t* qh_bytes, uint8_t* q) {
+inline void add_fifth_bits(const uint8_t* __restrict qh_bytes, uint8_t* __restrict q) {
     const uint32_t qh = uint32_t(qh_bytes[0]) | uint32_t(qh_bytes[1]) << 8 | uint32_t(qh_bytes[2]) << 16 |
                         uint32_t(qh_bytes[3]) << 24;
     for (int j = 0; j < 32; ++j) q[j] |= uint8_t(((qh >> j) & 1u) << 4);
@@ -78,9 +73,10 @@ template <>
 struct Unpack<Q4_0> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 8;
     static constexpr bool kHasMin = false;
+    template <class Ops>
     static void unpack(const Q4_0::Block& b, uint8_t* q, float* scale, float*) {
-        split_nibbles16(b.qs, q);
-        scale[0] = fp16_to_fp32(b.d);
+        Ops::split_nibbles(b.qs, q, 16);
+        scale[0] = Ops::half(b.d);
     }
 };
 
@@ -88,10 +84,11 @@ template <>
 struct Unpack<Q4_1> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops>
     static void unpack(const Q4_1::Block& b, uint8_t* q, float* scale, float* min) {
-        split_nibbles16(b.qs, q);
-        scale[0] = fp16_to_fp32(b.d);
-        min[0] = fp16_to_fp32(b.m);
+        Ops::split_nibbles(b.qs, q, 16);
+        scale[0] = Ops::half(b.d);
+        min[0] = Ops::half(b.m);
     }
 };
 
@@ -99,10 +96,11 @@ template <>
 struct Unpack<Q5_0> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 16;
     static constexpr bool kHasMin = false;
+    template <class Ops>
     static void unpack(const Q5_0::Block& b, uint8_t* q, float* scale, float*) {
-        split_nibbles16(b.qs, q);
+        Ops::split_nibbles(b.qs, q, 16);
         add_fifth_bits(b.qh, q);
-        scale[0] = fp16_to_fp32(b.d);
+        scale[0] = Ops::half(b.d);
     }
 };
 
@@ -110,11 +108,12 @@ template <>
 struct Unpack<Q5_1> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops>
     static void unpack(const Q5_1::Block& b, uint8_t* q, float* scale, float* min) {
-        split_nibbles16(b.qs, q);
+        Ops::split_nibbles(b.qs, q, 16);
         add_fifth_bits(b.qh, q);
-        scale[0] = fp16_to_fp32(b.d);
-        min[0] = fp16_to_fp32(b.m);
+        scale[0] = Ops::half(b.d);
+        min[0] = Ops::half(b.m);
     }
 };
 
@@ -122,9 +121,10 @@ template <>
 struct Unpack<Q8_0> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 128;
     static constexpr bool kHasMin = false;
+    template <class Ops>
     static void unpack(const Q8_0::Block& b, uint8_t* q, float* scale, float*) {
         for (int j = 0; j < 32; ++j) q[j] = uint8_t(b.qs[j] ^ 0x80);  // q + 128
-        scale[0] = fp16_to_fp32(b.d);
+        scale[0] = Ops::half(b.d);
     }
 };
 
@@ -132,16 +132,17 @@ template <>
 struct Unpack<IQ4_NL> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 128;
     static constexpr bool kHasMin = false;
+    template <class Ops>
     static void unpack(const IQ4_NL::Block& b, uint8_t* q, float* scale, float*) {
-        split_nibbles16(b.qs, q);
+        Ops::split_nibbles(b.qs, q, 16);
         for (int j = 0; j < 32; ++j) q[j] = uint8_t(IQ4_NL::kValues[q[j]] + 128);
-        scale[0] = fp16_to_fp32(b.d);
+        scale[0] = Ops::half(b.d);
     }
 };
 
 // Q2_K / Q3_K: each 128 values use 32 bytes of qs; value 32k + l of them has
 // its two bits at bits 2k of byte l.
-inline void split_crumbs(const uint8_t* qs, uint8_t* q) {
+inline void split_crumbs(const uint8_t* __restrict qs, uint8_t* __restrict q) {
     for (int h = 0; h < 2; ++h)
         for (int k = 0; k < 4; ++k)
             for (int l = 0; l < 32; ++l) q[128 * h + 32 * k + l] = (qs[32 * h + l] >> (2 * k)) & 3;
@@ -151,9 +152,10 @@ template <>
 struct Unpack<Q2_K> : IntWeights {
     static constexpr int kGroup = 16, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops>
     static void unpack(const Q2_K::Block& b, uint8_t* q, float* scale, float* min) {
         split_crumbs(b.qs, q);
-        const float d = fp16_to_fp32(b.d), dmin = fp16_to_fp32(b.dmin);
+        const float d = Ops::half(b.d), dmin = Ops::half(b.dmin);
         for (int g = 0; g < 16; ++g) {
             scale[g] = d * float(b.scales[g] & 0xF);
             min[g] = -dmin * float(b.scales[g] >> 4);
@@ -165,27 +167,19 @@ template <>
 struct Unpack<Q3_K> : IntWeights {
     static constexpr int kGroup = 16, kOffset = 4;
     static constexpr bool kHasMin = false;
+    template <class Ops>
     static void unpack(const Q3_K::Block& b, uint8_t* q, float* scale, float*) {
         split_crumbs(b.qs, q);
         // The high bit of value i is bit i/32 of hmask[i%32]; stored q + 4 = low + 4*high.
         for (int i = 0; i < 256; ++i) q[i] |= uint8_t(((b.hmask[i % 32] >> (i / 32)) & 1) << 2);
-        const float d = fp16_to_fp32(b.d);
+        const float d = Ops::half(b.d);
         for (int g = 0; g < 16; ++g) scale[g] = d * float(Q3_K::scale(b.scales, g));
     }
 };
 
-// Q4_K / Q5_K: each 64 values use 32 bytes of qs, low nibbles first.
-inline void split_nibbles32(const uint8_t* qs, uint8_t* q) {
-    for (int c = 0; c < 4; ++c)
-        for (int l = 0; l < 32; ++l) {
-            q[64 * c + l] = qs[32 * c + l] & 0xF;
-            q[64 * c + 32 + l] = qs[32 * c + l] >> 4;
-        }
-}
-
-template <class Block>
+template <class Ops, class Block>
 void unpack_scale_min8(const Block& b, float* scale, float* min) {
-    const float d = fp16_to_fp32(b.d), dmin = fp16_to_fp32(b.dmin);
+    const float d = Ops::half(b.d), dmin = Ops::half(b.dmin);
     for (int g = 0; g < 8; ++g) {
         const kquant::ScaleMin sm = kquant::unpack_scale_min(b.scales, g);
         scale[g] = d * float(sm.scale);
@@ -197,9 +191,10 @@ template <>
 struct Unpack<Q4_K> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops>
     static void unpack(const Q4_K::Block& b, uint8_t* q, float* scale, float* min) {
-        split_nibbles32(b.qs, q);
-        unpack_scale_min8(b, scale, min);
+        for (int c = 0; c < 4; ++c) Ops::split_nibbles(b.qs + 32 * c, q + 64 * c, 32);  // 64 values per 32 bytes
+        unpack_scale_min8<Ops>(b, scale, min);
     }
 };
 
@@ -207,11 +202,12 @@ template <>
 struct Unpack<Q5_K> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops>
     static void unpack(const Q5_K::Block& b, uint8_t* q, float* scale, float* min) {
-        split_nibbles32(b.qs, q);
+        for (int c = 0; c < 4; ++c) Ops::split_nibbles(b.qs + 32 * c, q + 64 * c, 32);  // 64 values per 32 bytes
         // The high bit of value i is bit i/32 of qh[i%32].
         for (int i = 0; i < 256; ++i) q[i] |= uint8_t(((b.qh[i % 32] >> (i / 32)) & 1) << 4);
-        unpack_scale_min8(b, scale, min);
+        unpack_scale_min8<Ops>(b, scale, min);
     }
 };
 
@@ -219,6 +215,7 @@ template <>
 struct Unpack<Q6_K> : IntWeights {
     static constexpr int kGroup = 16, kOffset = 32;
     static constexpr bool kHasMin = false;
+    template <class Ops>
     static void unpack(const Q6_K::Block& b, uint8_t* q, float* scale, float*) {
         // Each 128 values use 64 bytes of ql and 32 of qh: value 32k + l has its
         // low nibble in ql[l + 32*(k%2)] (the high one for k >= 2), its top bits
@@ -234,7 +231,7 @@ struct Unpack<Q6_K> : IntWeights {
                 out[96 + l] = uint8_t((ql[32 + l] >> 4) | (((qh[l] >> 6) & 3) << 4));
             }
         }
-        const float d = fp16_to_fp32(b.d);
+        const float d = Ops::half(b.d);
         for (int g = 0; g < 16; ++g) scale[g] = d * float(b.scales[g]);
     }
 };
@@ -243,10 +240,11 @@ template <>
 struct Unpack<IQ4_XS> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 128;
     static constexpr bool kHasMin = false;
+    template <class Ops>
     static void unpack(const IQ4_XS::Block& b, uint8_t* q, float* scale, float*) {
         for (int g = 0; g < 8; ++g) {
-            split_nibbles16(b.qs + 16 * g, q + 32 * g);
-            scale[g] = fp16_to_fp32(b.d) * float(IQ4_XS::scale(b, g));
+            Ops::split_nibbles(b.qs + 16 * g, q + 32 * g, 16);
+            scale[g] = Ops::half(b.d) * float(IQ4_XS::scale(b, g));
         }
         for (int i = 0; i < 256; ++i) q[i] = uint8_t(IQ4_XS::kLevels[q[i]] + 128);
     }

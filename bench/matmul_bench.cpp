@@ -1,0 +1,119 @@
+// CPU matmul at TinyLlama's shapes with bench_threads() threads (2 unless TESSERA_BENCH_THREADS says), one OpenMP parallel
+// region per call as the executor runs ops.
+//   BM_Matvec/<type>/<k>/<n>: one token. Rotates through copies of the matrix
+//     totalling >= 256 MiB so that they come from DRAM; reports the weight bytes
+//     read per second and their fraction of the STREAM read bandwidth.
+//   BM_Matmul/<type>/<k>/<n>: 512 tokens; reports GFLOP/s (2*n*k*m per call).
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "bench/stream_read.hpp"
+#include "kernels/cpu/matmul.hpp"
+#include "kernels/quant/registry.hpp"
+
+namespace tessera::bench {
+namespace {
+
+struct AlignedFree {
+    void operator()(void* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<uint8_t, AlignedFree>;
+
+Buffer aligned_buffer(size_t bytes) {
+    return Buffer(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist;
+    std::vector<float> v(n);
+    for (auto& x : v) x = dist(rng);
+    return v;
+}
+
+// `copies` copies of one n x k matrix of the type, quantized from random values.
+Buffer weight_copies(const QuantTypeEntry& type, int64_t n, int64_t k, size_t copies) {
+    const size_t bytes = size_t(n) * type.row_bytes(k);
+    Buffer w = aligned_buffer(bytes * copies);
+    const std::vector<float> values = random_floats(size_t(n * k), 1);
+    type.quantize(values.data(), w.get(), n * k);
+    for (size_t c = 1; c < copies; ++c) std::memcpy(w.get() + c * bytes, w.get(), bytes);
+    return w;
+}
+
+void run(const cpu::MatmulArgs& args, void* work) {
+#pragma omp parallel num_threads(bench_threads())
+    cpu::matmul(args, work, cpu::ThreadTeam{omp_get_thread_num(), omp_get_num_threads()});
+}
+
+void BM_Matvec(benchmark::State& state, GgmlType id) {
+    const QuantTypeEntry& type = *find_quant_type(id);
+    const int64_t k = state.range(0), n = state.range(1);
+    const size_t bytes = size_t(n) * type.row_bytes(k);
+    const size_t copies = std::max<size_t>(2, ((size_t(256) << 20) + bytes - 1) / bytes);
+    const Buffer w = weight_copies(type, n, k, copies);
+    const std::vector<float> x = random_floats(size_t(k), 2);
+    std::vector<float> y(static_cast<size_t>(n));
+    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, 1));
+    cpu::MatmulArgs args{id, nullptr, type.row_bytes(k), x.data(), 0, y.data(), 0, n, k, 1};
+    size_t c = 0;
+    for (auto _ : state) {
+        args.w = w.get() + c * bytes;
+        c = c + 1 == copies ? 0 : c + 1;
+        run(args, work.get());
+    }
+    benchmark::DoNotOptimize(y.data());
+    const double rate = double(bytes) * double(state.iterations());
+    state.counters["GB/s"] = benchmark::Counter(rate / 1e9, benchmark::Counter::kIsRate);
+    state.counters["of_stream"] =
+        benchmark::Counter(rate / stream_read_bytes_per_second(), benchmark::Counter::kIsRate);
+}
+
+void BM_Matmul(benchmark::State& state, GgmlType id) {
+    const QuantTypeEntry& type = *find_quant_type(id);
+    const int64_t k = state.range(0), n = state.range(1), m = 512;
+    const Buffer w = weight_copies(type, n, k, 1);
+    const std::vector<float> x = random_floats(size_t(m * k), 2);
+    std::vector<float> y(size_t(m * n));
+    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m));
+    const cpu::MatmulArgs args{id, w.get(), type.row_bytes(k), x.data(), size_t(k) * 4, y.data(), size_t(n) * 4,
+                               n, k, m};
+    for (auto _ : state) run(args, work.get());
+    benchmark::DoNotOptimize(y.data());
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * double(n * k * m) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// k x n of TinyLlama's projections: attention/output, ffn gate/up, ffn down.
+void tinyllama_shapes(benchmark::internal::Benchmark* b) {
+    b->Args({2048, 2048})->Args({2048, 5632})->Args({5632, 2048})->ArgNames({"k", "n"});
+}
+
+const int registered = [] {
+    for (GgmlType id : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16}) {
+        if (!find_quant_type(id) || !cpu::matmul_supports(id)) continue;
+        const std::string name(ggml_type_traits(id).name);
+        benchmark::RegisterBenchmark(("BM_Matvec/" + name).c_str(), BM_Matvec, id)
+            ->Apply(tinyllama_shapes)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->MinTime(0.3);
+        benchmark::RegisterBenchmark(("BM_Matmul/" + name).c_str(), BM_Matmul, id)
+            ->Args({2048, 2048})
+            ->ArgNames({"k", "n"})
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.3);
+    }
+    return 0;
+}();
+
+}  // namespace
+}  // namespace tessera::bench
