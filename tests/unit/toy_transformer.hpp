@@ -73,7 +73,7 @@ public:
         const RopeParams rope_params{.n_rot = int(hd), .freq_base = 10000.0f, .freq_scale = 1.0f, .mode = RopeMode::Normal};
         for (int64_t l = 0; l < c_.n_layer; ++l) {
             const std::string p = "blk." + std::to_string(l) + ".";
-            Tensor* h = g.name(mul(rms_norm(x, c_.eps), weight(g, p + "attn_norm")), p + "attn_norm");
+            Tensor* h = g.name(mul(rms_norm(x, c_.eps), weight(g, p + "attn_norm")), p + "attn_in");
             Tensor* q = rope(reshape(matmul(weight(g, p + "attn_q"), h), {hd, c_.n_head, n_tokens, 1}), pass.positions, rope_params);
             Tensor* k = rope(reshape(matmul(weight(g, p + "attn_k"), h), {hd, c_.n_head_kv, n_tokens, 1}), pass.positions, rope_params);
             Tensor* v = reshape(matmul(weight(g, p + "attn_v"), h), {hd, c_.n_head_kv, n_tokens, 1});
