@@ -49,13 +49,13 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
         Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), w("attn_norm")), p + "attn_norm");
         Tensor* q = reshape(matmul(w("attn_q"), h), {hd, hp.n_head, n_tokens, 1});
         Tensor* k = reshape(matmul(w("attn_k"), h), {hd, hp.n_head_kv, n_tokens, 1});
-        Tensor* v = reshape(matmul(w("attn_v"), h), {hd, hp.n_head_kv, n_tokens, 1});
+        Tensor* v = g.name(reshape(matmul(w("attn_v"), h), {hd, hp.n_head_kv, n_tokens, 1}), p + "v");
         q = g.name(rope(q, pos, rope_params), p + "q");
         k = g.name(rope(k, pos, rope_params), p + "k");
         Tensor* k_cache = g.external(p + "k_cache", cache.type(), cache.shape(), cache.k(l));
         Tensor* v_cache = g.external(p + "v_cache", cache.type(), cache.shape(), cache.v(l));
-        Tensor* k_all = set_rows(k_cache, permute(k, {0, 2, 1, 3}), pos);
-        Tensor* v_all = set_rows(v_cache, permute(v, {0, 2, 1, 3}), pos);
+        Tensor* k_all = g.name(set_rows(k_cache, permute(k, {0, 2, 1, 3}), pos), p + "k_stored");
+        Tensor* v_all = g.name(set_rows(v_cache, permute(v, {0, 2, 1, 3}), pos), p + "v_stored");
         const Shape used{hd, n_kv, hp.n_head_kv, 1};
         Tensor* att = attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), pos, kq_scale);
         g.name(att, p + "attn");

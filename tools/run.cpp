@@ -47,7 +47,9 @@ public:
         session_.reset();
         Sampler sampler(o_.sampling);
         for (int32_t t : prompt) sampler.accept(t);
+        // Primed with the prompt, so the first generated piece keeps its leading space.
         tokenizer::StreamDecoder decoder(tok_);
+        for (int32_t t : prompt) decoder.push(t);
         auto t0 = Clock::now();
         std::vector<float> logits = session_.eval(prompt);
         const double prompt_s = since(t0);

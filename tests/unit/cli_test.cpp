@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_util.hpp"
 #include "conformance.hpp"
 #include "models/gguf/file.hpp"
 
@@ -17,38 +18,13 @@ namespace tessera {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct RunResult {
-    int exit_code;
-    std::string out;  // stdout and stderr together
-};
-
-RunResult run_cli(const std::string& args) {
-    const std::string cmd = std::string(TESSERA_CLI_PATH) + " " + args + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (!pipe) return {-1, "popen failed"};
-    std::string out;
-    std::array<char, 4096> buf{};
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    return {WEXITSTATUS(status), out};
-}
-
-std::vector<float> read_f32(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<float> v(fs::file_size(path) / sizeof(float));
-    in.read(reinterpret_cast<char*>(v.data()), std::streamsize(v.size() * sizeof(float)));
-    return v;
-}
-
-fs::path temp_path(const std::string& name) {
-    return fs::temp_directory_path() / ("tessera_cli_test_" + std::to_string(::getpid()) + "_" + name);
-}
+using test::read_f32;
+using test::run_cli;
+using test::temp_path;
 
 TEST(Cli, HelpAndUsageErrors) {
     EXPECT_EQ(run_cli("--help").exit_code, 0);
-    for (const char* sub : {"inspect", "dequant", "quantize", "tokenize"}) {
+    for (const char* sub : {"inspect", "dequant", "quantize", "tokenize", "run", "logits", "trace", "compare"}) {
         const auto r = run_cli(std::string(sub) + " --help");
         EXPECT_EQ(r.exit_code, 0) << sub;
         EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;

@@ -1,0 +1,89 @@
+// End-to-end checks of `tessera run / logits / trace / compare` on the
+// conformance models.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli_util.hpp"
+#include "conformance.hpp"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_cli;
+
+nlohmann::json golden(const fs::path& dir, const std::string& name) {
+    std::ifstream in(dir / "golden" / name);
+    return nlohmann::json::parse(in);
+}
+
+// stdout only (stderr carries timings).
+std::string run_stdout(const std::string& args) {
+    return run_cli(args, /*with_stderr=*/false).out;
+}
+
+TEST(CliModel, RunGreedyTellsThePublishedStory) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const nlohmann::json g = golden(dir, "stories260K-F32.exact.json");
+    const std::string model = (dir / "models" / "stories260K-F32.gguf").string();
+    // S1: BOS only, 200 tokens. Decoded text drops the space of the first piece after BOS.
+    std::string story = g["prompts"][0]["greedy_text"];
+    EXPECT_EQ(run_stdout("run -m " + model + " --tokens 1 -n 200 --temp 0 --kv-type f32"), story.substr(1));
+    // S2: a text prompt; the continuation starts exactly where the golden's does.
+    const std::string s2 = g["prompts"][1]["greedy_text"];
+    EXPECT_EQ(run_stdout("run -m " + model + " -p 'Once upon a time' -n 64 --temp 0"), s2);
+}
+
+TEST(CliModel, RunReportsSpeedOnStderrAndRefusesOverlongRequests) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const std::string model = (dir / "models" / "stories260K-Q8_0.gguf").string();
+    const auto ok = run_cli("run -m " + model + " -p 'Lily' -n 8 --seed 1");
+    EXPECT_EQ(ok.exit_code, 0) << ok.out;
+    EXPECT_NE(ok.out.find("tok/s"), std::string::npos) << ok.out;
+    const auto full = run_cli("run -m " + model + " -p 'Lily and Ben went to the park' -n 20 --ctx 16");
+    EXPECT_EQ(full.exit_code, 1);
+    EXPECT_NE(full.out.find("exceed the context"), std::string::npos) << full.out;
+    const auto no_model = run_cli("run -p hello");
+    EXPECT_EQ(no_model.exit_code, 1);
+    EXPECT_NE(no_model.out.find("no model given"), std::string::npos) << no_model.out;
+}
+
+TEST(CliModel, LogitsOfAPromptFileMatchTheExactGolden) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const fs::path out = test::temp_path("p1.f32");
+    const auto r = run_cli("logits -m " + (dir / "models" / "tiny-gqa-F32.gguf").string() + " -f " +
+                           (dir / "golden" / "prompts" / "p1.txt").string() + " --kv-type f32 -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const std::vector<float> ours = test::read_f32(out);
+    const std::vector<float> exact = test::read_f32(dir / "golden" / "tiny-gqa-F32.p1.exact.last.f32");
+    ASSERT_EQ(ours.size(), exact.size());
+    double max_diff = 0;
+    for (size_t i = 0; i < ours.size(); ++i) max_diff = std::max(max_diff, std::fabs(double(ours[i]) - exact[i]));
+    EXPECT_LE(max_diff, 1e-3);
+    fs::remove(out);
+}
+
+TEST(CliModel, TraceAndCompareFindTheFirstDivergence) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const std::string model = (dir / "models" / "tiny-gqa-Q8_0.gguf").string();
+    const fs::path a = test::temp_path("trace_a"), b = test::temp_path("trace_b"), c = test::temp_path("trace_c");
+    for (const auto& [path, kv] : {std::pair{a, "f32"}, std::pair{b, "f32"}, std::pair{c, "f16"}}) {
+        fs::remove_all(path);
+        const auto r = run_cli("trace -m " + model + " -p 'Hello world' --kv-type " + kv + " -o " + path.string());
+        ASSERT_EQ(r.exit_code, 0) << r.out;
+    }
+    const auto same = run_cli("compare " + a.string() + " " + b.string());
+    EXPECT_EQ(same.exit_code, 0) << same.out;
+    EXPECT_NE(same.out.find("agree"), std::string::npos);
+    // The F16 cache is the first difference: the stored keys.
+    const auto differ = run_cli("compare " + a.string() + " " + c.string() + " --nmse 1e-12");
+    EXPECT_EQ(differ.exit_code, 3) << differ.out;
+    EXPECT_NE(differ.out.find("first divergence: blk.0.k_stored"), std::string::npos) << differ.out;
+    for (const fs::path& p : {a, b, c}) fs::remove_all(p);
+}
+
+}  // namespace
+}  // namespace tessera
