@@ -1,35 +1,12 @@
 #include "models/tokenizer/bpe_tokenizer.hpp"
 
-#include <queue>
 
 #include "models/tokenizer/byte_unicode.hpp"
+#include "models/tokenizer/symbol_merge.hpp"
 #include "models/tokenizer/unicode.hpp"
 #include "support/error.hpp"
 
 namespace tessera::tokenizer {
-namespace {
-
-struct Symbol {
-    size_t start;
-    size_t length;  // 0 once merged into its left neighbour
-    int prev;
-    int next;
-};
-
-struct Pair {
-    int rank;
-    int left;       // index of the left symbol
-    size_t length;  // bytes of both symbols when queued; a mismatch marks a stale entry
-};
-
-// Lowest rank first; on equal ranks (the same pair twice) the leftmost.
-struct PairOrder {
-    bool operator()(const Pair& a, const Pair& b) const {
-        return a.rank > b.rank || (a.rank == b.rank && a.left > b.left);
-    }
-};
-
-}  // namespace
 
 BpeTokenizer::BpeTokenizer(Vocab vocab)
     : Tokenizer(std::move(vocab)),
@@ -57,47 +34,17 @@ void BpeTokenizer::encode_word(const std::string& word, std::vector<TokenId>& ou
             return;
         }
 
-    std::vector<Symbol> symbols;
-    for (size_t pos = 0; pos < word.size();) {
-        const size_t len = decode_utf8(word, pos).length;
-        const int index = int(symbols.size());
-        symbols.push_back({pos, len, index - 1, index + 1});
-        pos += len;
-    }
-    if (symbols.empty()) return;
-    symbols.back().next = -1;
-
-    std::priority_queue<Pair, std::vector<Pair>, PairOrder> queue;
+    // Lower merge rank first; a pair is looked up as "left right".
     std::string key;
-    const auto try_pair = [&](int left) {
-        if (left < 0 || symbols[left].next < 0) return;
-        const Symbol& l = symbols[left];
-        const Symbol& r = symbols[l.next];
-        key.assign(word, l.start, l.length);
+    const auto rank = [&](size_t start, size_t left_length, size_t right_length) -> std::optional<int> {
+        key.assign(word, start, left_length);
         key += ' ';
-        key.append(word, r.start, r.length);
-        if (const auto it = merge_rank_.find(key); it != merge_rank_.end())
-            queue.push({it->second, left, l.length + r.length});
+        key.append(word, start + left_length, right_length);
+        const auto it = merge_rank_.find(key);
+        if (it == merge_rank_.end()) return std::nullopt;
+        return -it->second;
     };
-    for (int i = 0; i + 1 < int(symbols.size()); ++i) try_pair(i);
-
-    while (!queue.empty()) {
-        const Pair top = queue.top();
-        queue.pop();
-        Symbol& left = symbols[top.left];
-        if (left.length == 0 || left.next < 0) continue;
-        Symbol& right = symbols[left.next];
-        if (left.length + right.length != top.length) continue;  // a neighbour changed since it was queued
-        left.length = top.length;
-        right.length = 0;
-        left.next = right.next;
-        if (left.next >= 0) symbols[left.next].prev = top.left;
-        try_pair(left.prev);
-        try_pair(top.left);
-    }
-
-    for (int i = 0; i >= 0; i = symbols[i].next)
-        append_symbol(std::string_view(word).substr(symbols[i].start, symbols[i].length), out);
+    for (const std::string_view symbol : merge_symbols<int>(word, rank)) append_symbol(symbol, out);
 }
 
 void BpeTokenizer::append_symbol(std::string_view symbol, std::vector<TokenId>& out) const {

@@ -2,8 +2,8 @@
 
 #include <charconv>
 #include <cstdio>
-#include <queue>
 
+#include "models/tokenizer/symbol_merge.hpp"
 #include "models/tokenizer/unicode.hpp"
 #include "support/error.hpp"
 
@@ -11,27 +11,6 @@ namespace tessera::tokenizer {
 namespace {
 
 constexpr std::string_view kSpaceMark = "\xE2\x96\x81";  // U+2581, SentencePiece's visible space
-
-// A run of the normalized text, in a doubly linked list of the current segmentation.
-struct Symbol {
-    size_t start;
-    size_t length;  // 0 once merged into its left neighbour
-    int prev;
-    int next;
-};
-
-struct Bigram {
-    float score;
-    int left;       // index of the left symbol
-    size_t length;  // bytes of both symbols when queued; a mismatch marks a stale entry
-};
-
-// Highest score first; on equal scores the leftmost pair.
-struct BigramOrder {
-    bool operator()(const Bigram& a, const Bigram& b) const {
-        return a.score < b.score || (a.score == b.score && a.left > b.left);
-    }
-};
 
 std::string normalize(std::string_view text, bool add_prefix) {
     std::string out;
@@ -66,43 +45,13 @@ std::optional<TokenId> SpmTokenizer::mergeable(std::string_view text) const {
 void SpmTokenizer::encode_plain(std::string_view raw, bool starts_segment, std::vector<TokenId>& out) const {
     const std::string text = normalize(raw, starts_segment && vocab_.data().add_space_prefix);
 
-    std::vector<Symbol> symbols;
-    for (size_t pos = 0; pos < text.size();) {
-        const size_t len = decode_utf8(text, pos).length;
-        const int index = int(symbols.size());
-        symbols.push_back({pos, len, index - 1, index + 1});
-        pos += len;
-    }
-    if (symbols.empty()) return;
-    symbols.back().next = -1;
-
-    std::priority_queue<Bigram, std::vector<Bigram>, BigramOrder> queue;
-    const auto try_pair = [&](int left) {
-        if (left < 0 || symbols[left].next < 0) return;
-        const Symbol& l = symbols[left];
-        const size_t length = l.length + symbols[l.next].length;
-        if (const auto id = mergeable(std::string_view(text).substr(l.start, length)))
-            queue.push({vocab_.score(*id), left, length});
+    // Higher vocabulary score first.
+    const auto score = [&](size_t start, size_t left_length, size_t right_length) -> std::optional<float> {
+        const auto id = mergeable(std::string_view(text).substr(start, left_length + right_length));
+        if (!id) return std::nullopt;
+        return vocab_.score(*id);
     };
-    for (int i = 0; i + 1 < int(symbols.size()); ++i) try_pair(i);
-
-    while (!queue.empty()) {
-        const Bigram top = queue.top();
-        queue.pop();
-        Symbol& left = symbols[top.left];
-        if (left.length == 0 || left.next < 0) continue;
-        Symbol& right = symbols[left.next];
-        if (left.length + right.length != top.length) continue;  // a neighbour changed since it was queued
-        left.length = top.length;
-        right.length = 0;
-        left.next = right.next;
-        if (left.next >= 0) symbols[left.next].prev = top.left;
-        try_pair(left.prev);
-        try_pair(top.left);
-    }
-
-    for (int i = 0; i >= 0; i = symbols[i].next)
-        append_symbol(std::string_view(text).substr(symbols[i].start, symbols[i].length), out);
+    for (const std::string_view symbol : merge_symbols<float>(text, score)) append_symbol(symbol, out);
 }
 
 void SpmTokenizer::append_symbol(std::string_view symbol, std::vector<TokenId>& out) const {
