@@ -10,9 +10,10 @@
 //   shl<S>(q)               q << S (every value < 256 >> S)
 //   set_where(q, bits, v)   q[i] + v where bit i of bits is set (the bit v of q[i] is clear)
 //   lookup(q, table)        table[q[i]] (q[i] < 16)
-// Scales (16-bit or 8-bit values packed in two words, lo first):
-//   halves(lo, hi)          8 fp16 -> lanes 0..7 (lanes 8..15 zero)
-//   from_u8 / from_i8(lo, hi)  16 unsigned / signed bytes -> floats
+// Scales:
+//   halves<Stride, Readable>(p)  the 8 fp16 at p + Stride * i -> lanes 0..7 (lanes 8..15 zero);
+//                                Readable (>= 128) bytes from p may be read
+//   from_u8 / from_i8(lo, hi)    16 unsigned / signed bytes (two words, lo first) -> floats
 // Arithmetic:
 //   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
 //   spread<G, C>(groups)    lane l: groups[(64C + 4l) / G], the scale of lane l of chunk C of a span
@@ -131,9 +132,14 @@ struct ChunkOps {
         return q;
     }
 
-    static Acc halves(uint64_t lo, uint64_t hi) {
+    template <int Stride, int Readable>
+    static Acc halves(const uint8_t* p) {
         Acc r{};
-        for (int l = 0; l < 8; ++l) r.v[l] = fp16_to_fp32(uint16_t((l < 4 ? lo : hi) >> (16 * (l % 4))));
+        for (int l = 0; l < 8; ++l) {
+            uint16_t h;
+            std::memcpy(&h, p + Stride * l, 2);
+            r.v[l] = fp16_to_fp32(h);
+        }
         return r;
     }
     static Acc from_u8(uint64_t lo, uint64_t hi) {

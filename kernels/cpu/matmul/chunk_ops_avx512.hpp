@@ -2,6 +2,7 @@
 // VNNI's dpbusd where the build enables it.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -31,6 +32,21 @@ constexpr std::array<int32_t, 16> spread_index() {
     for (int l = 0; l < 16; ++l) idx[size_t(l)] = (64 * C + 4 * l) / G;
     return idx;
 }
+
+// halves(): the 16-bit words at Stride * i (i < 8) come from two 128-byte
+// windows, at 0 and at kSecond; each gathered by one vpermt2w.
+template <int Stride, int Readable>
+struct HalvesWindows {
+    static constexpr int kFirstOut = (128 - 2) / Stride + 1;  // the first word not in the first window
+    static constexpr int kSecond = kFirstOut >= 8 ? 0 : std::min(Stride * kFirstOut, Readable - 128);
+    static_assert(Readable >= 128 && Stride % 2 == 0 && kSecond % 2 == 0 && Stride * 7 + 2 - kSecond <= 128);
+    static constexpr std::array<int16_t, 32> index(bool second) {
+        std::array<int16_t, 32> idx{};
+        for (int i = 0; i < 8; ++i) idx[size_t(i)] = int16_t((Stride * i - (second ? kSecond : 0)) / 2);
+        return idx;
+    }
+    static constexpr __mmask32 kFromSecond = __mmask32(0xFF & ~((1u << std::min(kFirstOut, 8)) - 1));
+};
 
 template <>
 struct ChunkOps<xsimd::avx512bw> {
@@ -83,8 +99,19 @@ struct ChunkOps<xsimd::avx512bw> {
                                    q);
     }
 
-    static Acc halves(uint64_t lo, uint64_t hi) {
-        return _mm512_zextps256_ps512(_mm256_cvtph_ps(_mm_set_epi64x(int64_t(hi), int64_t(lo))));
+    template <int Stride, int Readable>
+    static Acc halves(const uint8_t* p) {
+        using W = HalvesWindows<Stride, Readable>;
+        static constexpr std::array<int16_t, 32> kFirst = W::index(false), kSecond = W::index(true);
+        __m512i words = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), _mm512_loadu_si512(kFirst.data()),
+                                                  _mm512_loadu_si512(p + 64));
+        if constexpr (W::kFromSecond != 0) {
+            const uint8_t* q = p + W::kSecond;
+            const __m512i more = _mm512_permutex2var_epi16(_mm512_loadu_si512(q), _mm512_loadu_si512(kSecond.data()),
+                                                           _mm512_loadu_si512(q + 64));
+            words = _mm512_mask_mov_epi16(words, W::kFromSecond, more);
+        }
+        return _mm512_zextps256_ps512(_mm256_cvtph_ps(_mm512_castsi512_si128(words)));
     }
     static Acc from_u8(uint64_t lo, uint64_t hi) {
         return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));

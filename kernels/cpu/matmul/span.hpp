@@ -36,11 +36,11 @@ struct Span {
         return s < whole(row_blocks) ? row + s * kBlocks : padded(row, s, row_blocks);
     }
 
-    // Asks for the lines of the span at `blocks` + `ahead` bytes.
+    // Asks for the lines of the span at `blocks` + `ahead` bytes. One address
+    // per 64 bytes: with the following spans' that touches every line of the row.
     static void prefetch(const Block* blocks, size_t ahead) {
         const char* p = reinterpret_cast<const char*>(blocks) + ahead;
         for (size_t b = 0; b < sizeof(Block) * kBlocks; b += 64) __builtin_prefetch(p + b);
-        __builtin_prefetch(p + sizeof(Block) * kBlocks - 1);
     }
 
     Block tail[kBlocks];

@@ -19,9 +19,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <utility>
 
 #include "kernels/quant/half.hpp"
 #include "kernels/quant/types/bf16.hpp"
@@ -71,17 +71,11 @@ inline uint64_t le32(const uint8_t* p) {
     return uint64_t(p[0]) | uint64_t(p[1]) << 8 | uint64_t(p[2]) << 16 | uint64_t(p[3]) << 24;
 }
 
-// The fp16 field of the 8 blocks of a 32-value type's span, as 16-bit lanes of two words.
-template <class Block>
-std::pair<uint64_t, uint64_t> span_halves(const Block* span, uint16_t Block::*field) {
-    uint64_t w[2] = {0, 0};
-    for (int i = 0; i < 8; ++i) w[i / 4] |= uint64_t(span[i].*field) << (16 * (i % 4));
-    return {w[0], w[1]};
-}
-template <class Ops, class Block>
-[[gnu::always_inline]] inline typename Ops::Acc span_scales(const Block* span, uint16_t Block::*field) {
-    const auto [lo, hi] = span_halves(span, field);
-    return Ops::halves(lo, hi);
+// The fp16 field at byte Offset of the 8 blocks of a 32-value type's span.
+template <class Ops, size_t Offset, class Block>
+[[gnu::always_inline]] inline typename Ops::Acc span_halves(const Block* span) {
+    constexpr int kStride = int(sizeof(Block)), kReadable = 8 * kStride - int(Offset);
+    return Ops::template halves<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
 }
 
 // The 32-value types' chunk C: blocks 2C and 2C + 1, 16 nibble bytes each (values 0..15 low, 16..31 high).
@@ -112,7 +106,7 @@ struct Unpack<Q4_0> : IntWeights {
     }
     template <class Ops>
     static void scales(const Q4_0::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
-        scale = span_scales<Ops>(span, &Q4_0::Block::d);
+        scale = span_halves<Ops, offsetof(Q4_0::Block, d)>(span);
     }
 };
 
@@ -126,8 +120,8 @@ struct Unpack<Q4_1> : IntWeights {
     }
     template <class Ops>
     static void scales(const Q4_1::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
-        scale = span_scales<Ops>(span, &Q4_1::Block::d);
-        min = span_scales<Ops>(span, &Q4_1::Block::m);
+        scale = span_halves<Ops, offsetof(Q4_1::Block, d)>(span);
+        min = span_halves<Ops, offsetof(Q4_1::Block, m)>(span);
     }
 };
 
@@ -141,7 +135,7 @@ struct Unpack<Q5_0> : IntWeights {
     }
     template <class Ops>
     static void scales(const Q5_0::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
-        scale = span_scales<Ops>(span, &Q5_0::Block::d);
+        scale = span_halves<Ops, offsetof(Q5_0::Block, d)>(span);
     }
 };
 
@@ -155,8 +149,8 @@ struct Unpack<Q5_1> : IntWeights {
     }
     template <class Ops>
     static void scales(const Q5_1::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
-        scale = span_scales<Ops>(span, &Q5_1::Block::d);
-        min = span_scales<Ops>(span, &Q5_1::Block::m);
+        scale = span_halves<Ops, offsetof(Q5_1::Block, d)>(span);
+        min = span_halves<Ops, offsetof(Q5_1::Block, m)>(span);
     }
 };
 
@@ -170,7 +164,7 @@ struct Unpack<Q8_0> : IntWeights {
     }
     template <class Ops>
     static void scales(const Q8_0::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
-        scale = span_scales<Ops>(span, &Q8_0::Block::d);
+        scale = span_halves<Ops, offsetof(Q8_0::Block, d)>(span);
     }
 };
 
@@ -184,7 +178,7 @@ struct Unpack<IQ4_NL> : IntWeights {
     }
     template <class Ops>
     static void scales(const IQ4_NL::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
-        scale = span_scales<Ops>(span, &IQ4_NL::Block::d);
+        scale = span_halves<Ops, offsetof(IQ4_NL::Block, d)>(span);
     }
 };
 
