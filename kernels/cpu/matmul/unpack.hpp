@@ -238,8 +238,10 @@ template <class Ops, class Block>
     constexpr uint32_t k6 = 0x3F3F3F3Fu, k4 = 0x0F0F0F0Fu, k2 = 0x03030303u;
     const uint64_t sc = (u[0] & k6) | uint64_t((u[2] & k4) | (u[0] >> 6 & k2) << 4) << 32;
     const uint64_t m = (u[1] & k6) | uint64_t((u[2] >> 4 & k4) | (u[1] >> 6 & k2) << 4) << 32;
-    scale = Ops::mul(Ops::set1(Ops::half(b.d)), Ops::from_u8(sc, 0));
-    min = Ops::mul(Ops::set1(-Ops::half(b.dmin)), Ops::from_u8(m, 0));
+    // Lanes 0..7 the scales times d, lanes 8..15 the mins times -dmin (fp16 sign flipped).
+    const auto both = Ops::mul(Ops::from_u8(sc, m), Ops::halves_pair(uint32_t(b.d) | uint32_t(b.dmin ^ 0x8000u) << 16));
+    scale = Ops::low8(both);
+    min = Ops::high8(both);
 }
 
 template <>
