@@ -1,8 +1,10 @@
-// CPU matmul at TinyLlama's shapes with bench_threads() threads (2 unless TESSERA_BENCH_THREADS says), one OpenMP parallel
-// region per call as the executor runs ops.
+// CPU matmul at TinyLlama's shapes with bench_threads() threads (2 unless TESSERA_BENCH_THREADS says),
+// all calls inside one OpenMP parallel region, as the executor runs ops.
 //   BM_Matvec/<type>/<k>/<n>: one token. Rotates through copies of the matrix
 //     totalling >= 256 MiB so that they come from DRAM; reports the weight bytes
 //     read per second and their fraction of the STREAM read bandwidth.
+//   BM_MatvecHot/<type>/<k>/<n>: one token, one matrix that stays in L2: the
+//     kernel's compute ceiling, in weight bytes per second.
 //   BM_Matmul/<type>/<k>/<n>: 512 tokens; reports GFLOP/s (2*n*k*m per call).
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -48,33 +50,53 @@ Buffer weight_copies(const QuantTypeEntry& type, int64_t n, int64_t k, size_t co
     return w;
 }
 
-void run(const cpu::MatmulArgs& args, void* work) {
+// Times matmul calls on one team until the state is done; the master thread
+// drives the state and sets the arguments of each call with next(args).
+template <class Next>
+void run_calls(benchmark::State& state, cpu::MatmulArgs args, void* work, Next next) {
+    bool running = true;
 #pragma omp parallel num_threads(bench_threads())
-    cpu::matmul(args, work, cpu::ThreadTeam{omp_get_thread_num(), omp_get_num_threads()});
+    {
+        const cpu::ThreadTeam team{omp_get_thread_num(), omp_get_num_threads()};
+        for (;;) {
+#pragma omp master
+            {
+                running = state.KeepRunning();
+                if (running) next(args);
+            }
+#pragma omp barrier
+            if (!running) break;
+            cpu::matmul(args, work, team);
+#pragma omp barrier
+        }
+    }
 }
 
-void BM_Matvec(benchmark::State& state, GgmlType id) {
+// One token; the weights rotate through copies totalling >= min_bytes.
+void matvec(benchmark::State& state, GgmlType id, size_t min_bytes) {
     const QuantTypeEntry& type = *find_quant_type(id);
     const int64_t k = state.range(0), n = state.range(1);
     const size_t bytes = size_t(n) * type.row_bytes(k);
-    const size_t copies = std::max<size_t>(2, ((size_t(256) << 20) + bytes - 1) / bytes);
+    const size_t copies = std::max<size_t>(1, (min_bytes + bytes - 1) / bytes);
     const Buffer w = weight_copies(type, n, k, copies);
     const std::vector<float> x = random_floats(size_t(k), 2);
     std::vector<float> y(static_cast<size_t>(n));
     const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, 1));
     cpu::MatmulArgs args{id, nullptr, type.row_bytes(k), x.data(), 0, y.data(), 0, n, k, 1};
     size_t c = 0;
-    for (auto _ : state) {
-        args.w = w.get() + c * bytes;
+    run_calls(state, args, work.get(), [&](cpu::MatmulArgs& a) {
+        a.w = w.get() + c * bytes;
         c = c + 1 == copies ? 0 : c + 1;
-        run(args, work.get());
-    }
+    });
     benchmark::DoNotOptimize(y.data());
     const double rate = double(bytes) * double(state.iterations());
     state.counters["GB/s"] = benchmark::Counter(rate / 1e9, benchmark::Counter::kIsRate);
     state.counters["of_stream"] =
         benchmark::Counter(rate / stream_read_bytes_per_second(), benchmark::Counter::kIsRate);
 }
+
+void BM_Matvec(benchmark::State& state, GgmlType id) { matvec(state, id, size_t(256) << 20); }
+void BM_MatvecHot(benchmark::State& state, GgmlType id) { matvec(state, id, 0); }
 
 void BM_Matmul(benchmark::State& state, GgmlType id) {
     const QuantTypeEntry& type = *find_quant_type(id);
@@ -85,7 +107,7 @@ void BM_Matmul(benchmark::State& state, GgmlType id) {
     const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m));
     const cpu::MatmulArgs args{id, w.get(), type.row_bytes(k), x.data(), size_t(k) * 4, y.data(), size_t(n) * 4,
                                n, k, m};
-    for (auto _ : state) run(args, work.get());
+    run_calls(state, args, work.get(), [](cpu::MatmulArgs&) {});
     benchmark::DoNotOptimize(y.data());
     state.counters["GFLOP/s"] =
         benchmark::Counter(2.0 * double(n * k * m) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
@@ -102,6 +124,12 @@ const int registered = [] {
         const std::string name(ggml_type_traits(id).name);
         benchmark::RegisterBenchmark(("BM_Matvec/" + name).c_str(), BM_Matvec, id)
             ->Apply(tinyllama_shapes)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->MinTime(0.3);
+        benchmark::RegisterBenchmark(("BM_MatvecHot/" + name).c_str(), BM_MatvecHot, id)
+            ->Args({2048, 256})
+            ->ArgNames({"k", "n"})
             ->UseRealTime()
             ->Unit(benchmark::kMicrosecond)
             ->MinTime(0.3);

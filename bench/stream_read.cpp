@@ -57,7 +57,7 @@ double stream_read_bytes_per_second() {
         auto* data = static_cast<float*>(std::aligned_alloc(64, kBytes));
         std::memset(data, 0, kBytes);
         double best = 0.0;
-        for (int rep = 0; rep < 5; ++rep) {
+        for (int rep = 0; rep < 20; ++rep) {  // best of many: other processes share the machine
             const double bw = read_bandwidth(data, kBytes, bench_threads());
             best = bw > best ? bw : best;
         }

@@ -1,15 +1,17 @@
 // The activation side of the CPU matmul: x rows converted to the weight type's
 // dot type (llama.cpp's rounding), laid out for the driver's chunked dots.
 //
-// Integer weight types, per row (k64 = k rounded up to 64, zero padded):
-//   int8  a[k64]            the dot type's q
-//   int32 bias[k64 / 4]     -kOffset * (sum of each 4 q): folds the weight
-//                           offset into the integer dot (q - kOffset) * a
-//   float scale[k64 / 4]    the dot type's d of each 4 values
-//   float amin[groups]      per weight group, the term its min multiplies
-//                           (Q8_K: d * sum of the group's q; Q8_1: s),
-//                           padded to a multiple of 16 (only with mins)
-// Float weight types: float a[k rounded up to 16], x rounded to the dot type.
+// Integer weight types, per row (k256 = k rounded up to kSpan, zero padded):
+//   int8  a[k256]            the dot type's q
+//   int32 bias[k256 / 4]     -kOffset * (sum of each 4 q): folds the weight
+//                            offset into the integer dot (q - kOffset) * a
+//   float scale[k256 / 4]    the dot type's d of each 4 values
+//   float gscale[groups]     the dot type's d of each weight group
+//   float amin[groups]       per weight group, the term its min multiplies
+//                            (Q8_K: d * sum of the group's q; Q8_1: s); only with mins
+// groups is k256 / kGroup + 8 rounded up to 16, so that 16 floats from any
+// span's first group can be loaded.
+// Float weight types: float a[k rounded up to kFloatSpan], x rounded to the dot type.
 #pragma once
 
 #include <cstdint>
@@ -61,23 +63,24 @@ struct ActivationTerms<Q8_K> {
 template <class T>
 struct ActivationLayout {
     using U = Unpack<T>;
-    int64_t k, padded, mins = 0;
+    int64_t k, padded, groups = 0;
     size_t row_bytes;
 
     explicit ActivationLayout(int64_t k_) : k(k_) {
         if constexpr (U::kInt) {
-            padded = round_up(k, 64);
-            if constexpr (U::kHasMin) mins = round_up(k / U::kGroup, 16);
-            row_bytes = size_t(3 * padded + 4 * mins);
+            padded = round_up(k, kSpan);
+            groups = round_up(padded / U::kGroup + 8, 16);
+            row_bytes = size_t(3 * padded + 4 * groups * (U::kHasMin ? 2 : 1));
         } else {
-            padded = round_up(k, 16);
+            padded = round_up(k, kFloatSpan);
             row_bytes = size_t(round_up(4 * padded, 64));
         }
     }
     int8_t* a(uint8_t* row) const { return reinterpret_cast<int8_t*>(row); }
     int32_t* bias(uint8_t* row) const { return reinterpret_cast<int32_t*>(row + padded); }
     float* scale(uint8_t* row) const { return reinterpret_cast<float*>(row + 2 * padded); }
-    float* amin(uint8_t* row) const { return reinterpret_cast<float*>(row + 3 * padded); }
+    float* gscale(uint8_t* row) const { return reinterpret_cast<float*>(row + 3 * padded); }
+    float* amin(uint8_t* row) const { return reinterpret_cast<float*>(row + 3 * padded + 4 * groups); }
     float* values(uint8_t* row) const { return reinterpret_cast<float*>(row); }
 };
 
@@ -101,19 +104,19 @@ void convert_span(const ActivationLayout<T>& layout, const float* x, int64_t beg
                 bias[l] = -U::kOffset * (a[4 * l] + a[4 * l + 1] + a[4 * l + 2] + a[4 * l + 3]);
                 scale[l] = d;
             }
-            if constexpr (U::kHasMin) {
-                constexpr int G = U::kGroup;
-                for (int g = 0; g < E / G; ++g) layout.amin(row)[i / G + g] = ActivationTerms<D>::min_term(b, g, G);
+            constexpr int G = U::kGroup;
+            for (int g = 0; g < E / G; ++g) {
+                layout.gscale(row)[i / G + g] = d;
+                if constexpr (U::kHasMin) layout.amin(row)[i / G + g] = ActivationTerms<D>::min_term(b, g, G);
             }
         }
         if (last) {
             std::memset(a + layout.k, 0, size_t(layout.padded - layout.k));
             std::memset(bias + layout.k / 4, 0, size_t(layout.padded - layout.k));
             std::memset(scale + layout.k / 4, 0, size_t(layout.padded - layout.k));
-            if constexpr (U::kHasMin) {
-                const int64_t used = layout.k / U::kGroup;
-                std::memset(layout.amin(row) + used, 0, size_t(4 * (layout.mins - used)));
-            }
+            const int64_t used = layout.k / U::kGroup;
+            std::memset(layout.gscale(row) + used, 0, size_t(4 * (layout.groups - used)));
+            if constexpr (U::kHasMin) std::memset(layout.amin(row) + used, 0, size_t(4 * (layout.groups - used)));
         }
     } else {
         float* v = layout.values(row);

@@ -1,14 +1,27 @@
-// The arch-specific inner operations of the matmul driver, on chunks of 64
-// integer values (16 lanes of 4) or 16 floats:
-//   int_chunk    acc[l] += float(bias[l] + sum_{e<4} q[4l+e] * a[4l+e]) * wscale[l] * ascale[l]
-//                (q unsigned 8-bit weights, a signed 8-bit activations)
-//   float_chunk  acc[l] += w[l] * a[l]
-//   sum          the sum of acc's 16 lanes
-//   half         one fp16 value -> float
-//   split_nibbles  n bytes -> their n low nibbles, then their n high nibbles (n = 16 or 32)
-//   widen        F32/F16/BF16 weights -> floats
+// The arch-specific operations of the matmul driver, on three vector types:
+//   Bytes  64 unsigned 8-bit weight values (one chunk)
+//   Ints   16 int32 lanes, lane l the sum over values 4l..4l+3 of a chunk
+//   Acc    16 floats
+// Unpacking (what the types' Unpack traits compose):
+//   pair(lo, hi)            32 bytes at lo, then 32 at hi
+//   nibbles_pair(a, b)      16 bytes a -> their low nibbles, their high nibbles; then the same of b
+//   fields<S0, S1>(p, m)    32 bytes p -> (p >> S0) & m, then (p >> S1) & m
+//   field<S>(p, m)          64 bytes p -> (p >> S) & m
+//   shl<S>(q)               q << S (every value < 256 >> S)
+//   set_where(q, bits, v)   q[i] + v where bit i of bits is set (the bit v of q[i] is clear)
+//   lookup(q, table)        table[q[i]] (q[i] < 16)
+// Scales:
+//   halves<Stride, Readable>(p)  the 8 fp16 at p + Stride * i -> lanes 0..7 (lanes 8..15 zero);
+//                                Readable (>= 128) bytes from p may be read
+//   halves_pair(two)             the fp16 in bits 0..15 -> lanes 0..7, the one in bits 16..31 -> lanes 8..15
+//   from_u8 / from_i8(lo, hi)    16 unsigned / signed bytes (two words, lo first) -> floats
+//   low8 / high8(v)              lanes 0..7 / 8..15 of v in lanes 0..7, lanes 8..15 zero
+// Arithmetic:
+//   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
+//   spread<G, C>(groups)    lane l: groups[(64C + 4l) / G], the scale of lane l of chunk C of a span
+//   fma_int(i, s, acc)      acc + float(i) * s
 // The primary template is plain C++ (the compiler vectorizes what it can);
-// AVX-512 has a specialization, with VNNI's dpbusd where the build enables it.
+// AVX-512 has a specialization (chunk_ops_avx512.hpp).
 // Internal linkage: see unpack.hpp.
 #pragma once
 
@@ -21,30 +34,40 @@
 #include "kernels/quant/types/f32.hpp"
 #include "kernels/simd/archs.hpp"
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 namespace tessera::cpu::matmul_detail {
 namespace {
 
 template <class Arch>
 struct ChunkOps {
+    struct Bytes {
+        uint8_t v[64];
+    };
+    struct Ints {
+        int32_t v[16];
+    };
     struct Acc {
         float v[16];
     };
-    static Acc zero() { return {}; }
 
-    static void int_chunk(Acc& acc, const int8_t* a, const int32_t* bias, const float* ascale, const uint8_t* q,
-                          const float* wscale) {
-        for (int l = 0; l < 16; ++l) {
-            int32_t s = bias[l];
-            for (int e = 4 * l; e < 4 * l + 4; ++e) s += int32_t(q[e]) * int32_t(a[e]);
-            acc.v[l] += float(s) * (wscale[l] * ascale[l]);
-        }
+    static Acc zero() { return {}; }
+    static Acc set1(float v) {
+        Acc r;
+        for (float& x : r.v) x = v;
+        return r;
     }
-    static void float_chunk(Acc& acc, const float* a, const float* w) {
-        for (int l = 0; l < 16; ++l) acc.v[l] += w[l] * a[l];
+    static Acc load(const float* p) {
+        Acc r;
+        std::memcpy(r.v, p, sizeof r.v);
+        return r;
+    }
+    static void store(Acc a, float* p) { std::memcpy(p, a.v, sizeof a.v); }
+    static Acc mul(Acc a, Acc b) {
+        for (int l = 0; l < 16; ++l) a.v[l] *= b.v[l];
+        return a;
+    }
+    static Acc fma(Acc a, Acc b, Acc acc) {
+        for (int l = 0; l < 16; ++l) acc.v[l] += a.v[l] * b.v[l];
+        return acc;
     }
     static float sum(const Acc& acc) {
         float s = 0.0f;
@@ -52,83 +75,136 @@ struct ChunkOps {
         return s;
     }
 
+    static Bytes load_bytes(const uint8_t* p) {
+        Bytes r;
+        std::memcpy(r.v, p, 64);
+        return r;
+    }
+    static void store_bytes(const Bytes& q, uint8_t* p) { std::memcpy(p, q.v, 64); }
+    static Bytes pair(const void* lo, const void* hi) {
+        Bytes r;
+        std::memcpy(r.v, lo, 32);
+        std::memcpy(r.v + 32, hi, 32);
+        return r;
+    }
+    static Bytes nibbles_pair(const uint8_t* a, const uint8_t* b) {
+        Bytes r;
+        for (int j = 0; j < 16; ++j) {
+            r.v[j] = a[j] & 0xF;
+            r.v[16 + j] = a[j] >> 4;
+            r.v[32 + j] = b[j] & 0xF;
+            r.v[48 + j] = b[j] >> 4;
+        }
+        return r;
+    }
+    template <int S0, int S1>
+    static Bytes fields(const uint8_t* p, uint8_t m) {
+        Bytes r;
+        for (int j = 0; j < 32; ++j) {
+            r.v[j] = (p[j] >> S0) & m;
+            r.v[32 + j] = (p[j] >> S1) & m;
+        }
+        return r;
+    }
+    template <int S>
+    static Bytes field(const uint8_t* p, uint8_t m) {
+        Bytes r;
+        for (int j = 0; j < 64; ++j) r.v[j] = (p[j] >> S) & m;
+        return r;
+    }
+    template <int S>
+    static Bytes shl(Bytes q) {
+        for (auto& v : q.v) v = uint8_t(v << S);
+        return q;
+    }
+    static Bytes or_(Bytes a, const Bytes& b) {
+        for (int j = 0; j < 64; ++j) a.v[j] |= b.v[j];
+        return a;
+    }
+    static Bytes xor_(Bytes q, uint8_t m) {
+        for (auto& v : q.v) v ^= m;
+        return q;
+    }
+    static Bytes set_where(Bytes q, uint64_t bits, uint8_t v) {
+        for (int j = 0; j < 64; ++j) q.v[j] |= ((bits >> j) & 1) ? v : 0;
+        return q;
+    }
+    static Bytes lookup(Bytes q, const uint8_t* table) {
+        for (auto& v : q.v) v = table[v];
+        return q;
+    }
+
+    template <int Stride, int Readable>
+    static Acc halves(const uint8_t* p) {
+        Acc r{};
+        for (int l = 0; l < 8; ++l) {
+            uint16_t h;
+            std::memcpy(&h, p + Stride * l, 2);
+            r.v[l] = fp16_to_fp32(h);
+        }
+        return r;
+    }
+    static Acc halves_pair(uint32_t two) {
+        Acc r;
+        for (int l = 0; l < 16; ++l) r.v[l] = fp16_to_fp32(uint16_t(two >> (l < 8 ? 0 : 16)));
+        return r;
+    }
+    static Acc low8(Acc v) {
+        for (int l = 8; l < 16; ++l) v.v[l] = 0.0f;
+        return v;
+    }
+    static Acc high8(const Acc& v) {
+        Acc r{};
+        for (int l = 0; l < 8; ++l) r.v[l] = v.v[l + 8];
+        return r;
+    }
+    static Acc from_u8(uint64_t lo, uint64_t hi) {
+        Acc r;
+        for (int l = 0; l < 16; ++l) r.v[l] = float(uint8_t((l < 8 ? lo : hi) >> (8 * (l % 8))));
+        return r;
+    }
+    static Acc from_i8(uint64_t lo, uint64_t hi) {
+        Acc r;
+        for (int l = 0; l < 16; ++l) r.v[l] = float(int8_t((l < 8 ? lo : hi) >> (8 * (l % 8))));
+        return r;
+    }
+
+    static Ints dot(const int32_t* bias, const Bytes& q, const int8_t* a) {
+        Ints r;
+        for (int l = 0; l < 16; ++l) {
+            int32_t s = bias[l];
+            for (int e = 4 * l; e < 4 * l + 4; ++e) s += int32_t(q.v[e]) * int32_t(a[e]);
+            r.v[l] = s;
+        }
+        return r;
+    }
+    template <int G, int C>
+    static Acc spread(const Acc& groups) {
+        Acc r;
+        for (int l = 0; l < 16; ++l) r.v[l] = groups.v[(64 * C + 4 * l) / G];
+        return r;
+    }
+    static Acc fma_int(const Ints& i, const Acc& s, Acc acc) {
+        for (int l = 0; l < 16; ++l) acc.v[l] += float(i.v[l]) * s.v[l];
+        return acc;
+    }
+
     static float half(uint16_t h) { return fp16_to_fp32(h); }
-    static void split_nibbles(const uint8_t* __restrict src, uint8_t* __restrict dst, int n) {
-        for (int j = 0; j < n; ++j) {
-            dst[j] = src[j] & 0xF;
-            dst[j + n] = src[j] >> 4;
-        }
+    // 16 weights of a float type as floats.
+    static Acc widen(const F32::Block* w) { return load(reinterpret_cast<const float*>(w)); }
+    static Acc widen(const F16::Block* w) {
+        Acc r;
+        for (int l = 0; l < 16; ++l) r.v[l] = fp16_to_fp32(w[l].bits);
+        return r;
     }
-    static void widen(const F32::Block* src, float* dst, int64_t n) { std::memcpy(dst, src, size_t(4 * n)); }
-    static void widen(const F16::Block* src, float* dst, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(src[i].bits);
-    }
-    static void widen(const BF16::Block* src, float* dst, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_fp32(src[i].bits);
-    }
-};
-
-#if defined(__AVX512BW__)
-
-#if defined(__AVX512VNNI__)
-inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) { return _mm512_dpbusd_epi32(acc, u, s); }
-#else
-// Without VNNI: even and odd bytes widened to 16 bits, multiplied and added in pairs.
-inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) {
-    const __m512i u_even = _mm512_and_si512(u, _mm512_set1_epi16(0xFF)), u_odd = _mm512_srli_epi16(u, 8);
-    const __m512i s_even = _mm512_srai_epi16(_mm512_slli_epi16(s, 8), 8), s_odd = _mm512_srai_epi16(s, 8);
-    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(u_even, s_even));
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(u_odd, s_odd));
-}
-#endif
-
-template <>
-struct ChunkOps<xsimd::avx512bw> {
-    using Acc = __m512;
-    static Acc zero() { return _mm512_setzero_ps(); }
-
-    static void int_chunk(Acc& acc, const int8_t* a, const int32_t* bias, const float* ascale, const uint8_t* q,
-                          const float* wscale) {
-        const __m512i isum = dot_u8s8(_mm512_load_si512(bias), _mm512_load_si512(q), _mm512_load_si512(a));
-        const __m512 scale = _mm512_mul_ps(_mm512_load_ps(wscale), _mm512_load_ps(ascale));
-        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), scale, acc);
-    }
-    static void float_chunk(Acc& acc, const float* a, const float* w) {
-        acc = _mm512_fmadd_ps(_mm512_load_ps(w), _mm512_load_ps(a), acc);
-    }
-    static float sum(Acc acc) { return _mm512_reduce_add_ps(acc); }
-
-    static float half(uint16_t h) { return _cvtsh_ss(h); }
-    static void split_nibbles(const uint8_t* src, uint8_t* dst, int n) {
-        const __m256i mask = _mm256_set1_epi8(0xF);
-        if (n == 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-            const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(v), _mm_srli_epi16(v, 4), 1);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_and_si256(both, mask));
-        } else {
-            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_and_si256(v, mask));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32), _mm256_and_si256(_mm256_srli_epi16(v, 4), mask));
-        }
-    }
-    static void widen(const F32::Block* src, float* dst, int64_t n) { std::memcpy(dst, src, size_t(4 * n)); }
-    static void widen(const F16::Block* src, float* dst, int64_t n) {
-        int64_t i = 0;
-        for (; i + 16 <= n; i += 16)
-            _mm512_store_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i))));
-        for (; i < n; ++i) dst[i] = fp16_to_fp32(src[i].bits);
-    }
-    static void widen(const BF16::Block* src, float* dst, int64_t n) {
-        int64_t i = 0;
-        for (; i + 16 <= n; i += 16) {
-            const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
-            _mm512_store_si512(dst + i, _mm512_slli_epi32(wide, 16));
-        }
-        for (; i < n; ++i) dst[i] = bf16_to_fp32(src[i].bits);
+    static Acc widen(const BF16::Block* w) {
+        Acc r;
+        for (int l = 0; l < 16; ++l) r.v[l] = bf16_to_fp32(w[l].bits);
+        return r;
     }
 };
-
-#endif  // __AVX512BW__
 
 }  // namespace
 }  // namespace tessera::cpu::matmul_detail
+
+#include "kernels/cpu/matmul/chunk_ops_avx512.hpp"

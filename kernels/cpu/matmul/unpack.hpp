@@ -1,22 +1,29 @@
-// What each weight type contributes to the CPU matmul: the unpacking of one
-// block into unsigned 8-bit values and float scales. The generic driver
-// (driver.hpp) does everything else. A block of block_elems values splits into
-// groups of kGroup values sharing a scale, and
+// What each weight type contributes to the CPU matmul: how its values unpack
+// into unsigned 8-bit values and float scales. The generic driver (driver.hpp)
+// does everything else. The driver works on spans of kSpan = 256 values (one
+// K-type block, eight blocks of the 32-value types), each four chunks of 64
+// values. A span's values split into groups of kGroup values sharing a scale:
 //
 //   value[i] = scale[g] * (q[i] - kOffset) + min[g]-term,  g = i / kGroup
 //
 // where the min term enters the dot as min[g] * amin[g], amin[g] being the
 // activation side's group term (Q8_K: d * sum of the group's q; Q8_1: s).
-// Loops are written per layout so that the compiler vectorizes them.
+// An integer type's Unpack has
+//   chunk<Ops, C>(span)           the 64 q of chunk C (0..3) of the span whose first block is span[0],
+//                                 composed of the arch's byte operations (chunk_ops.hpp)
+//   scales<Ops>(span, scale, min) the span's group scales and, when kHasMin, mins, as 16 float
+//                                 lanes (lanes past the span's groups 0)
 //
 // Everything here has internal linkage: a portable build compiles this header
 // once per arch with different flags, and those copies must not be merged.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/quant/half.hpp"
-#include "kernels/quant/kquant_common.hpp"
 #include "kernels/quant/types/bf16.hpp"
 #include "kernels/quant/types/f16.hpp"
 #include "kernels/quant/types/f32.hpp"
@@ -36,6 +43,9 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
+inline constexpr int64_t kSpan = 256;
+inline constexpr int64_t kFloatSpan = 64;  // the float types' span: four chunks of 16
+
 // Weight types whose values are floats: F32, F16, BF16 (widened by the arch's
 // ChunkOps, see chunk_ops.hpp).
 template <class T>
@@ -43,11 +53,6 @@ struct FloatWeights {
     static constexpr bool kInt = false;
 };
 
-// Integer types: unpack<Ops>(b, q, scale, min) writes block_elems q, the
-// block_elems / kGroup scales and, when kHasMin, as many mins (Ops::half
-// converts fp16 with the arch's instruction; Ops::split_nibbles(src, dst, n)
-// writes the low nibbles of n bytes, then their high nibbles: the nibble
-// layout of Q4_0, Q4_1, IQ4_NL, IQ4_XS (n = 16) and Q4_K, Q5_K (n = 32)).
 template <class T>
 struct Unpack;
 
@@ -62,21 +67,46 @@ struct IntWeights {
     static constexpr bool kInt = true;
 };
 
-// Q5_0 / Q5_1: the nibbles plus bit j of the little-endian qh as bit 4.
-inline void add_fifth_bits(const uint8_t* __restrict qh_bytes, uint8_t* __restrict q) {
-    const uint32_t qh = uint32_t(qh_bytes[0]) | uint32_t(qh_bytes[1]) << 8 | uint32_t(qh_bytes[2]) << 16 |
-                        uint32_t(qh_bytes[3]) << 24;
-    for (int j = 0; j < 32; ++j) q[j] |= uint8_t(((qh >> j) & 1u) << 4);
+inline uint64_t le32(const uint8_t* p) {
+    return uint64_t(p[0]) | uint64_t(p[1]) << 8 | uint64_t(p[2]) << 16 | uint64_t(p[3]) << 24;
 }
+
+// The fp16 field at byte Offset of the 8 blocks of a 32-value type's span.
+template <class Ops, size_t Offset, class Block>
+[[gnu::always_inline]] inline typename Ops::Acc span_halves(const Block* span) {
+    constexpr int kStride = int(sizeof(Block)), kReadable = 8 * kStride - int(Offset);
+    return Ops::template halves<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
+}
+
+// The 32-value types' chunk C: blocks 2C and 2C + 1, 16 nibble bytes each (values 0..15 low, 16..31 high).
+template <class Ops, int C, class Block>
+auto nibble_chunk(const Block* span) {
+    return Ops::nibbles_pair(span[2 * C].qs, span[2 * C + 1].qs);
+}
+// Q5_0 / Q5_1: bit j of the little-endian qh is bit 4 of value j.
+template <class Ops, int C, class Block>
+auto five_bit_chunk(const Block* span) {
+    return Ops::set_where(nibble_chunk<Ops, C>(span), le32(span[2 * C].qh) | le32(span[2 * C + 1].qh) << 32, 16);
+}
+
+// IQ4_NL / IQ4_XS: the 16 levels + 128.
+constexpr std::array<uint8_t, 16> kIq4Levels = [] {
+    std::array<uint8_t, 16> t{};
+    for (size_t i = 0; i < 16; ++i) t[i] = uint8_t(IQ4_NL::kValues[i] + 128);
+    return t;
+}();
 
 template <>
 struct Unpack<Q4_0> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 8;
     static constexpr bool kHasMin = false;
+    template <class Ops, int C>
+    static auto chunk(const Q4_0::Block* span) {
+        return nibble_chunk<Ops, C>(span);
+    }
     template <class Ops>
-    static void unpack(const Q4_0::Block& b, uint8_t* q, float* scale, float*) {
-        Ops::split_nibbles(b.qs, q, 16);
-        scale[0] = Ops::half(b.d);
+    static void scales(const Q4_0::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+        scale = span_halves<Ops, offsetof(Q4_0::Block, d)>(span);
     }
 };
 
@@ -84,11 +114,14 @@ template <>
 struct Unpack<Q4_1> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops, int C>
+    static auto chunk(const Q4_1::Block* span) {
+        return nibble_chunk<Ops, C>(span);
+    }
     template <class Ops>
-    static void unpack(const Q4_1::Block& b, uint8_t* q, float* scale, float* min) {
-        Ops::split_nibbles(b.qs, q, 16);
-        scale[0] = Ops::half(b.d);
-        min[0] = Ops::half(b.m);
+    static void scales(const Q4_1::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+        scale = span_halves<Ops, offsetof(Q4_1::Block, d)>(span);
+        min = span_halves<Ops, offsetof(Q4_1::Block, m)>(span);
     }
 };
 
@@ -96,11 +129,13 @@ template <>
 struct Unpack<Q5_0> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 16;
     static constexpr bool kHasMin = false;
+    template <class Ops, int C>
+    static auto chunk(const Q5_0::Block* span) {
+        return five_bit_chunk<Ops, C>(span);
+    }
     template <class Ops>
-    static void unpack(const Q5_0::Block& b, uint8_t* q, float* scale, float*) {
-        Ops::split_nibbles(b.qs, q, 16);
-        add_fifth_bits(b.qh, q);
-        scale[0] = Ops::half(b.d);
+    static void scales(const Q5_0::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+        scale = span_halves<Ops, offsetof(Q5_0::Block, d)>(span);
     }
 };
 
@@ -108,12 +143,14 @@ template <>
 struct Unpack<Q5_1> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops, int C>
+    static auto chunk(const Q5_1::Block* span) {
+        return five_bit_chunk<Ops, C>(span);
+    }
     template <class Ops>
-    static void unpack(const Q5_1::Block& b, uint8_t* q, float* scale, float* min) {
-        Ops::split_nibbles(b.qs, q, 16);
-        add_fifth_bits(b.qh, q);
-        scale[0] = Ops::half(b.d);
-        min[0] = Ops::half(b.m);
+    static void scales(const Q5_1::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+        scale = span_halves<Ops, offsetof(Q5_1::Block, d)>(span);
+        min = span_halves<Ops, offsetof(Q5_1::Block, m)>(span);
     }
 };
 
@@ -121,10 +158,13 @@ template <>
 struct Unpack<Q8_0> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 128;
     static constexpr bool kHasMin = false;
+    template <class Ops, int C>
+    static auto chunk(const Q8_0::Block* span) {
+        return Ops::xor_(Ops::pair(span[2 * C].qs, span[2 * C + 1].qs), 0x80);  // q + 128
+    }
     template <class Ops>
-    static void unpack(const Q8_0::Block& b, uint8_t* q, float* scale, float*) {
-        for (int j = 0; j < 32; ++j) q[j] = uint8_t(b.qs[j] ^ 0x80);  // q + 128
-        scale[0] = Ops::half(b.d);
+    static void scales(const Q8_0::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+        scale = span_halves<Ops, offsetof(Q8_0::Block, d)>(span);
     }
 };
 
@@ -132,34 +172,43 @@ template <>
 struct Unpack<IQ4_NL> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 128;
     static constexpr bool kHasMin = false;
+    template <class Ops, int C>
+    static auto chunk(const IQ4_NL::Block* span) {
+        return Ops::lookup(nibble_chunk<Ops, C>(span), kIq4Levels.data());
+    }
     template <class Ops>
-    static void unpack(const IQ4_NL::Block& b, uint8_t* q, float* scale, float*) {
-        Ops::split_nibbles(b.qs, q, 16);
-        for (int j = 0; j < 32; ++j) q[j] = uint8_t(IQ4_NL::kValues[q[j]] + 128);
-        scale[0] = Ops::half(b.d);
+    static void scales(const IQ4_NL::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+        scale = span_halves<Ops, offsetof(IQ4_NL::Block, d)>(span);
     }
 };
 
 // Q2_K / Q3_K: each 128 values use 32 bytes of qs; value 32k + l of them has
 // its two bits at bits 2k of byte l.
-inline void split_crumbs(const uint8_t* __restrict qs, uint8_t* __restrict q) {
-    for (int h = 0; h < 2; ++h)
-        for (int k = 0; k < 4; ++k)
-            for (int l = 0; l < 32; ++l) q[128 * h + 32 * k + l] = (qs[32 * h + l] >> (2 * k)) & 3;
+template <class Ops, int C>
+auto crumb_chunk(const uint8_t* qs) {
+    return Ops::template fields<4 * (C % 2), 4 * (C % 2) + 2>(qs + 32 * (C / 2), 3);
+}
+// Q3_K / Q5_K: value i's extra bit is bit i / 32 of bits[i % 32], moved to bit S.
+template <class Ops, int C, int S>
+auto high_bit_chunk(const uint8_t* bits) {
+    return Ops::template shl<S>(Ops::template fields<2 * C, 2 * C + 1>(bits, 1));
 }
 
 template <>
 struct Unpack<Q2_K> : IntWeights {
     static constexpr int kGroup = 16, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops, int C>
+    static auto chunk(const Q2_K::Block* span) {
+        return crumb_chunk<Ops, C>(span->qs);
+    }
     template <class Ops>
-    static void unpack(const Q2_K::Block& b, uint8_t* q, float* scale, float* min) {
-        split_crumbs(b.qs, q);
-        const float d = Ops::half(b.d), dmin = Ops::half(b.dmin);
-        for (int g = 0; g < 16; ++g) {
-            scale[g] = d * float(b.scales[g] & 0xF);
-            min[g] = -dmin * float(b.scales[g] >> 4);
-        }
+    static void scales(const Q2_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+        uint64_t w[2];  // per group: scale in the low nibble, min in the high one
+        std::memcpy(w, span->scales, 16);
+        constexpr uint64_t kLow = 0x0F0F0F0F0F0F0F0Full;
+        scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_u8(w[0] & kLow, w[1] & kLow));
+        min = Ops::mul(Ops::set1(-Ops::half(span->dmin)), Ops::from_u8(w[0] >> 4 & kLow, w[1] >> 4 & kLow));
     }
 };
 
@@ -167,34 +216,45 @@ template <>
 struct Unpack<Q3_K> : IntWeights {
     static constexpr int kGroup = 16, kOffset = 4;
     static constexpr bool kHasMin = false;
+    template <class Ops, int C>
+    static auto chunk(const Q3_K::Block* span) {  // stored q + 4 = low + 4 * high
+        return Ops::or_(crumb_chunk<Ops, C>(span->qs), high_bit_chunk<Ops, C, 2>(span->hmask));
+    }
     template <class Ops>
-    static void unpack(const Q3_K::Block& b, uint8_t* q, float* scale, float*) {
-        split_crumbs(b.qs, q);
-        // The high bit of value i is bit i/32 of hmask[i%32]; stored q + 4 = low + 4*high.
-        for (int i = 0; i < 256; ++i) q[i] |= uint8_t(((b.hmask[i % 32] >> (i / 32)) & 1) << 2);
-        const float d = Ops::half(b.d);
-        for (int g = 0; g < 16; ++g) scale[g] = d * float(Q3_K::scale(b.scales, g));
+    static void scales(const Q3_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+        int8_t sc[16];
+        for (int g = 0; g < 16; ++g) sc[g] = int8_t(Q3_K::scale(span->scales, g));
+        uint64_t w[2];
+        std::memcpy(w, sc, 16);
+        scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w[0], w[1]));
     }
 };
 
+// Q4_K / Q5_K: the 8 6-bit scales and mins of kquant::unpack_scale_min, four bytes at a time.
 template <class Ops, class Block>
-void unpack_scale_min8(const Block& b, float* scale, float* min) {
-    const float d = Ops::half(b.d), dmin = Ops::half(b.dmin);
-    for (int g = 0; g < 8; ++g) {
-        const kquant::ScaleMin sm = kquant::unpack_scale_min(b.scales, g);
-        scale[g] = d * float(sm.scale);
-        min[g] = -dmin * float(sm.min);
-    }
+[[gnu::always_inline]] inline void scale_min8(const Block& b, typename Ops::Acc& scale, typename Ops::Acc& min) {
+    uint32_t u[3];
+    std::memcpy(u, b.scales, 12);
+    constexpr uint32_t k6 = 0x3F3F3F3Fu, k4 = 0x0F0F0F0Fu, k2 = 0x03030303u;
+    const uint64_t sc = (u[0] & k6) | uint64_t((u[2] & k4) | (u[0] >> 6 & k2) << 4) << 32;
+    const uint64_t m = (u[1] & k6) | uint64_t((u[2] >> 4 & k4) | (u[1] >> 6 & k2) << 4) << 32;
+    // Lanes 0..7 the scales times d, lanes 8..15 the mins times -dmin (fp16 sign flipped).
+    const auto both = Ops::mul(Ops::from_u8(sc, m), Ops::halves_pair(uint32_t(b.d) | uint32_t(b.dmin ^ 0x8000u) << 16));
+    scale = Ops::low8(both);
+    min = Ops::high8(both);
 }
 
 template <>
 struct Unpack<Q4_K> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops, int C>
+    static auto chunk(const Q4_K::Block* span) {  // 64 values per 32 bytes
+        return Ops::template fields<0, 4>(span->qs + 32 * C, 0xF);
+    }
     template <class Ops>
-    static void unpack(const Q4_K::Block& b, uint8_t* q, float* scale, float* min) {
-        for (int c = 0; c < 4; ++c) Ops::split_nibbles(b.qs + 32 * c, q + 64 * c, 32);  // 64 values per 32 bytes
-        unpack_scale_min8<Ops>(b, scale, min);
+    static void scales(const Q4_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+        scale_min8<Ops>(*span, scale, min);
     }
 };
 
@@ -202,12 +262,13 @@ template <>
 struct Unpack<Q5_K> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    template <class Ops, int C>
+    static auto chunk(const Q5_K::Block* span) {
+        return Ops::or_(Ops::template fields<0, 4>(span->qs + 32 * C, 0xF), high_bit_chunk<Ops, C, 4>(span->qh));
+    }
     template <class Ops>
-    static void unpack(const Q5_K::Block& b, uint8_t* q, float* scale, float* min) {
-        for (int c = 0; c < 4; ++c) Ops::split_nibbles(b.qs + 32 * c, q + 64 * c, 32);  // 64 values per 32 bytes
-        // The high bit of value i is bit i/32 of qh[i%32].
-        for (int i = 0; i < 256; ++i) q[i] |= uint8_t(((b.qh[i % 32] >> (i / 32)) & 1) << 4);
-        unpack_scale_min8<Ops>(b, scale, min);
+    static void scales(const Q5_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+        scale_min8<Ops>(*span, scale, min);
     }
 };
 
@@ -215,24 +276,20 @@ template <>
 struct Unpack<Q6_K> : IntWeights {
     static constexpr int kGroup = 16, kOffset = 32;
     static constexpr bool kHasMin = false;
+    // Each 128 values use 64 bytes of ql and 32 of qh: value 32k + l has its
+    // low nibble in ql[l + 32*(k%2)] (the high one for k >= 2), its top bits
+    // at bits 2k of qh[l].
+    template <class Ops, int C>
+    static auto chunk(const Q6_K::Block* span) {
+        constexpr int S = 4 * (C % 2);
+        return Ops::or_(Ops::template field<S>(span->ql + 64 * (C / 2), 0xF),
+                        Ops::template shl<4>(Ops::template fields<S, S + 2>(span->qh + 32 * (C / 2), 3)));
+    }
     template <class Ops>
-    static void unpack(const Q6_K::Block& b, uint8_t* q, float* scale, float*) {
-        // Each 128 values use 64 bytes of ql and 32 of qh: value 32k + l has its
-        // low nibble in ql[l + 32*(k%2)] (the high one for k >= 2), its top bits
-        // at bits 2k of qh[l].
-        for (int h = 0; h < 2; ++h) {
-            const uint8_t* ql = b.ql + 64 * h;
-            const uint8_t* qh = b.qh + 32 * h;
-            uint8_t* out = q + 128 * h;
-            for (int l = 0; l < 32; ++l) {
-                out[l] = uint8_t((ql[l] & 0xF) | ((qh[l] & 3) << 4));
-                out[32 + l] = uint8_t((ql[32 + l] & 0xF) | (((qh[l] >> 2) & 3) << 4));
-                out[64 + l] = uint8_t((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4));
-                out[96 + l] = uint8_t((ql[32 + l] >> 4) | (((qh[l] >> 6) & 3) << 4));
-            }
-        }
-        const float d = Ops::half(b.d);
-        for (int g = 0; g < 16; ++g) scale[g] = d * float(b.scales[g]);
+    static void scales(const Q6_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+        uint64_t w[2];
+        std::memcpy(w, span->scales, 16);
+        scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w[0], w[1]));
     }
 };
 
@@ -240,13 +297,15 @@ template <>
 struct Unpack<IQ4_XS> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 128;
     static constexpr bool kHasMin = false;
+    template <class Ops, int C>
+    static auto chunk(const IQ4_XS::Block* span) {  // per group 16 bytes, as IQ4_NL
+        return Ops::lookup(Ops::nibbles_pair(span->qs + 32 * C, span->qs + 32 * C + 16), kIq4Levels.data());
+    }
     template <class Ops>
-    static void unpack(const IQ4_XS::Block& b, uint8_t* q, float* scale, float*) {
-        for (int g = 0; g < 8; ++g) {
-            Ops::split_nibbles(b.qs + 16 * g, q + 32 * g, 16);
-            scale[g] = Ops::half(b.d) * float(IQ4_XS::scale(b, g));
-        }
-        for (int i = 0; i < 256; ++i) q[i] = uint8_t(IQ4_XS::kLevels[q[i]] + 128);
+    static void scales(const IQ4_XS::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+        uint64_t w = 0;
+        for (int g = 0; g < 8; ++g) w |= uint64_t(uint8_t(IQ4_XS::scale(*span, g))) << (8 * g);
+        scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w, 0));
     }
 };
 

@@ -1,0 +1,154 @@
+// The AVX-512 ChunkOps (see chunk_ops.hpp): one zmm per Bytes / Ints / Acc,
+// VNNI's dpbusd where the build enables it.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "kernels/cpu/matmul/chunk_ops.hpp"
+
+#if defined(__AVX512BW__)
+#include <immintrin.h>
+
+namespace tessera::cpu::matmul_detail {
+namespace {
+
+#if defined(__AVX512VNNI__)
+inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) { return _mm512_dpbusd_epi32(acc, u, s); }
+#else
+// Without VNNI: even and odd bytes widened to 16 bits, multiplied and added in pairs.
+inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) {
+    const __m512i u_even = _mm512_and_si512(u, _mm512_set1_epi16(0xFF)), u_odd = _mm512_srli_epi16(u, 8);
+    const __m512i s_even = _mm512_srai_epi16(_mm512_slli_epi16(s, 8), 8), s_odd = _mm512_srai_epi16(s, 8);
+    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(u_even, s_even));
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(u_odd, s_odd));
+}
+#endif
+
+template <int G, int C>
+constexpr std::array<int32_t, 16> spread_index() {
+    std::array<int32_t, 16> idx{};
+    for (int l = 0; l < 16; ++l) idx[size_t(l)] = (64 * C + 4 * l) / G;
+    return idx;
+}
+
+// halves(): the 16-bit words at Stride * i (i < 8) come from two 128-byte
+// windows, at 0 and at kSecond; each gathered by one vpermt2w.
+template <int Stride, int Readable>
+struct HalvesWindows {
+    static constexpr int kFirstOut = (128 - 2) / Stride + 1;  // the first word not in the first window
+    static constexpr int kSecond = kFirstOut >= 8 ? 0 : std::min(Stride * kFirstOut, Readable - 128);
+    static_assert(Readable >= 128 && Stride % 2 == 0 && kSecond % 2 == 0 && Stride * 7 + 2 - kSecond <= 128);
+    static constexpr std::array<int16_t, 32> index(bool second) {
+        std::array<int16_t, 32> idx{};
+        for (int i = 0; i < 8; ++i) idx[size_t(i)] = int16_t((Stride * i - (second ? kSecond : 0)) / 2);
+        return idx;
+    }
+    static constexpr __mmask32 kFromSecond = __mmask32(0xFF & ~((1u << std::min(kFirstOut, 8)) - 1));
+};
+
+template <>
+struct ChunkOps<xsimd::avx512bw> {
+    using Bytes = __m512i;
+    using Ints = __m512i;
+    using Acc = __m512;
+
+    static Acc zero() { return _mm512_setzero_ps(); }
+    static Acc set1(float v) { return _mm512_set1_ps(v); }
+    static Acc load(const float* p) { return _mm512_loadu_ps(p); }
+    static void store(Acc a, float* p) { _mm512_storeu_ps(p, a); }
+    static Acc mul(Acc a, Acc b) { return _mm512_mul_ps(a, b); }
+    static Acc fma(Acc a, Acc b, Acc acc) { return _mm512_fmadd_ps(a, b, acc); }
+    static float sum(Acc acc) { return _mm512_reduce_add_ps(acc); }
+
+    static Bytes load_bytes(const uint8_t* p) { return _mm512_loadu_si512(p); }
+    static void store_bytes(Bytes q, uint8_t* p) { _mm512_storeu_si512(p, q); }
+    static Bytes pair(const void* lo, const void* hi) {
+        const __m256i l = _mm256_loadu_si256(static_cast<const __m256i*>(lo));
+        return _mm512_inserti64x4(_mm512_zextsi256_si512(l), _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
+    }
+    static Bytes nibbles_pair(const uint8_t* a, const uint8_t* b) {
+        const __m256i aa = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)));
+        const __m256i bb = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+        const __m512i v = _mm512_inserti64x4(_mm512_zextsi256_si512(aa), bb, 1);  // a a b b
+        // Shift the second copy of each (16-bit elements 8..15 of each 256 bits).
+        return _mm512_and_si512(_mm512_mask_srli_epi16(v, 0xFF00FF00u, v, 4), _mm512_set1_epi8(0xF));
+    }
+    template <int S0, int S1>
+    static Bytes fields(const uint8_t* p, uint8_t m) {
+        const __m512i v = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        const __m512i shifted = _mm512_mask_srli_epi16(_mm512_srli_epi16(v, S0), 0xFFFF0000u, v, S1);
+        return _mm512_and_si512(shifted, _mm512_set1_epi8(char(m)));
+    }
+    template <int S>
+    static Bytes field(const uint8_t* p, uint8_t m) {
+        return _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p), S), _mm512_set1_epi8(char(m)));
+    }
+    template <int S>
+    static Bytes shl(Bytes q) {
+        return _mm512_slli_epi16(q, S);  // no carry between bytes: every value < 256 >> S
+    }
+    static Bytes or_(Bytes a, Bytes b) { return _mm512_or_si512(a, b); }
+    static Bytes xor_(Bytes q, uint8_t m) { return _mm512_xor_si512(q, _mm512_set1_epi8(char(m))); }
+    static Bytes set_where(Bytes q, uint64_t bits, uint8_t v) {
+        return _mm512_mask_add_epi8(q, __mmask64(bits), q, _mm512_set1_epi8(char(v)));
+    }
+    static Bytes lookup(Bytes q, const uint8_t* table) {
+        return _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table))),
+                                   q);
+    }
+
+    template <int Stride, int Readable>
+    static Acc halves(const uint8_t* p) {
+        using W = HalvesWindows<Stride, Readable>;
+        static constexpr std::array<int16_t, 32> kFirst = W::index(false), kSecond = W::index(true);
+        __m512i words = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), _mm512_loadu_si512(kFirst.data()),
+                                                  _mm512_loadu_si512(p + 64));
+        if constexpr (W::kFromSecond != 0) {
+            const uint8_t* q = p + W::kSecond;
+            const __m512i more = _mm512_permutex2var_epi16(_mm512_loadu_si512(q), _mm512_loadu_si512(kSecond.data()),
+                                                           _mm512_loadu_si512(q + 64));
+            words = _mm512_mask_mov_epi16(words, W::kFromSecond, more);
+        }
+        return _mm512_zextps256_ps512(_mm256_cvtph_ps(_mm512_castsi512_si128(words)));
+    }
+    static Acc halves_pair(uint32_t two) {
+        const __m128 both = _mm_cvtph_ps(_mm_cvtsi32_si128(int(two)));
+        return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+                                     _mm512_castps128_ps512(both));
+    }
+    static Acc low8(Acc v) { return _mm512_zextps256_ps512(_mm512_castps512_ps256(v)); }
+    static Acc high8(Acc v) { return _mm512_zextps256_ps512(_mm512_extractf32x8_ps(v, 1)); }
+    static Acc from_u8(uint64_t lo, uint64_t hi) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));
+    }
+    static Acc from_i8(uint64_t lo, uint64_t hi) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));
+    }
+
+    static Ints dot(const int32_t* bias, Bytes q, const int8_t* a) {
+        return dot_u8s8(_mm512_loadu_si512(bias), q, _mm512_loadu_si512(a));
+    }
+    template <int G, int C>
+    static Acc spread(Acc groups) {
+        static constexpr std::array<int32_t, 16> kIndex = spread_index<G, C>();
+        return _mm512_permutexvar_ps(_mm512_loadu_si512(kIndex.data()), groups);
+    }
+    static Acc fma_int(Ints i, Acc s, Acc acc) { return _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), s, acc); }
+
+    static float half(uint16_t h) { return _cvtsh_ss(h); }
+    static Acc widen(const F32::Block* w) { return _mm512_loadu_ps(w); }
+    static Acc widen(const F16::Block* w) {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
+    }
+    static Acc widen(const BF16::Block* w) {
+        const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+    }
+};
+
+}  // namespace
+}  // namespace tessera::cpu::matmul_detail
+
+#endif  // __AVX512BW__

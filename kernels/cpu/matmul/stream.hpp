@@ -1,0 +1,88 @@
+// The matvec path of the driver (one token): R weight rows are read once,
+// span by span, and unpacked straight into registers. Per 64-value chunk and
+// row: the type's unpack, one dpbusd (the weight offset enters through the
+// activations' bias), a convert and an FMA with the chunk's lane scales
+// (weight group scale times activation scale, multiplied once per span and
+// permuted per chunk). Internal linkage: see unpack.hpp.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/matmul/activations.hpp"
+#include "kernels/cpu/matmul/chunk_ops.hpp"
+#include "kernels/cpu/matmul/span.hpp"
+
+namespace tessera::cpu::matmul_detail {
+namespace {
+
+template <class Arch, class T>
+struct Stream {
+    using U = Unpack<T>;
+    using Ops = ChunkOps<Arch>;
+    using Acc = typename Ops::Acc;
+    using Layout = ActivationLayout<T>;
+    using Block = typename T::Block;
+    using S = Span<T>;
+
+    // acc[r] += the dot of span s of row r (blocks b[r]) with the activation
+    // row; prefetches `ahead` bytes further on unless ahead is 0.
+    template <int R>
+    [[gnu::always_inline]] static void span(const Layout& layout, uint8_t* act, int64_t s, const Block* const* b,
+                                            size_t ahead, Acc* acc) {
+        if (ahead != 0)
+            for (int r = 0; r < R; ++r) S::prefetch(b[r], ahead);
+        if constexpr (U::kInt) {
+            constexpr int G = U::kGroup;
+            const int64_t g0 = s * (kSpan / G);
+            const Acc gscale = Ops::load(layout.gscale(act) + g0);
+            Acc lane[R], min[R];
+            for (int r = 0; r < R; ++r) {
+                U::template scales<Ops>(b[r], lane[r], min[r]);
+                lane[r] = Ops::mul(lane[r], gscale);
+            }
+            const int8_t* a = layout.a(act) + s * kSpan;
+            const int32_t* bias = layout.bias(act) + s * (kSpan / 4);
+            for_chunks([&]<int C>() {
+                for (int r = 0; r < R; ++r)
+                    acc[r] = Ops::fma_int(Ops::dot(bias + 16 * C, U::template chunk<Ops, C>(b[r]), a + 64 * C),
+                                          Ops::template spread<G, C>(lane[r]), acc[r]);
+            });
+            if constexpr (U::kHasMin) {
+                const Acc amin = Ops::load(layout.amin(act) + g0);
+                for (int r = 0; r < R; ++r) acc[r] = Ops::fma(min[r], amin, acc[r]);
+            }
+        } else {
+            const float* a = layout.values(act) + s * kFloatSpan;
+            for (int c = 0; c < S::kChunks; ++c)
+                for (int r = 0; r < R; ++r) acc[r] = Ops::fma(Ops::widen(b[r] + 16 * c), Ops::load(a + 16 * c), acc[r]);
+        }
+    }
+
+    // y[r] = dot(row r, the activation row), rows at w + r * stride, r < R.
+    // The rows R further on are prefetched (the next call's).
+    template <int R>
+    static void rows(const Layout& layout, uint8_t* act, const char* w, size_t stride, float* y) {
+        const int64_t row_blocks = layout.k / T::block_elems, spans = layout.padded / S::kValues;
+        const Block* row[R];
+        for (int r = 0; r < R; ++r) row[r] = reinterpret_cast<const Block*>(w + r * stride);
+        Acc acc[R];
+        for (auto& a : acc) a = Ops::zero();
+        // Whole spans in place, then a padded copy of a partial last span
+        // (kept out of the main loop, whose accumulators then stay in registers).
+        const int64_t whole = S::whole(row_blocks);
+        const Block* b[R];
+        for (int64_t s = 0; s < whole; ++s) {
+            for (int r = 0; r < R; ++r) b[r] = row[r] + s * S::kBlocks;
+            span<R>(layout, act, s, b, R * stride, acc);
+        }
+        if (whole < spans) {
+            S tail[R];
+            for (int r = 0; r < R; ++r) b[r] = tail[r].padded(row[r], whole, row_blocks);
+            span<R>(layout, act, whole, b, 0, acc);
+        }
+        for (int r = 0; r < R; ++r) y[r] = Ops::sum(acc[r]);
+    }
+};
+
+}  // namespace
+}  // namespace tessera::cpu::matmul_detail
