@@ -2,6 +2,7 @@
 // value = d * q. Also the activation format for Q4_0, Q5_0, Q8_0 and IQ4_NL dots.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/quant/half.hpp"
@@ -39,7 +40,8 @@ struct Q8_0 {
     // llama.cpp's x86 activation quantizer: the same scale, but q = round-half-even(x * 127/max|x|).
     static void quantize_activation(const float* in, Block& b) {
         float amax = 0.0f;
-        for (int i = 0; i < 32; ++i) amax = std::fmax(amax, std::fabs(in[i]));
+        // std::max, not fmax: it inlines (same result; NaNs are skipped either way).
+        for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(in[i]));
         const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
         const float inv_d = std::isfinite(id) ? id : 0.0f;  // float-subnormal blocks quantize to 0
         b.d = fp32_to_fp16(amax / 127.0f);

@@ -3,6 +3,7 @@
 // s carries the block sum those types' minimum term needs.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/quant/half.hpp"
@@ -47,7 +48,8 @@ struct Q8_1 {
     // s = fp16(d * sum(q)) with the unrounded d = max|x| / 127.
     static void quantize_activation(const float* in, Block& b) {
         float amax = 0.0f;
-        for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(in[j]));
+        // std::max, not fmax: it inlines (same result; NaNs are skipped either way).
+        for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(in[j]));
         const float d = amax / 127.0f;
         const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
         const float inv_d = std::isfinite(id) ? id : 0.0f;  // float-subnormal blocks quantize to 0
