@@ -17,7 +17,10 @@
 namespace tessera {
 
 Executor::Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions options)
-    : graph_(graph), options_(std::move(options)), backends_(options_.backends) {
+    : graph_(graph),
+      options_(std::move(options)),
+      backends_(options_.backends),
+      dump_names_(options_.dump.begin(), options_.dump.end()) {
     if (backends_.empty()) backends_.push_back(std::make_shared<CpuBackend>());
     if (outputs.empty()) throw Error("executor: no outputs to compute");
     for (Tensor* t : outputs)
@@ -131,21 +134,22 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
             last = std::max(last, i);
         }
     }
-    std::unordered_set<std::string> dumped(options_.dump.begin(), options_.dump.end());
     const bool dump_all = !options_.dump_dir.empty() && options_.dump.empty();
     for (const std::string& name : options_.dump)
         if (graph_.find(name) == nullptr) throw Error("executor: cannot dump '" + name + "': no such tensor");
     auto kept = [&](const Tensor* t) {
-        return dump_all || dumped.contains(t->name) ||
+        return dump_all || dump_names_.contains(t->name) ||
                std::find(outputs.begin(), outputs.end(), t) != outputs.end();
     };
     std::vector<std::vector<LiveInterval>> intervals(backends_.size());
     std::vector<std::vector<Tensor*>> owners(backends_.size());
+    std::unordered_map<const Tensor*, size_t> slot;  // index of an owner in its backend's lists
     for (Tensor* t : schedule_) {
         if (t->is_view() || t->op->alias_src >= 0) continue;
         const int first = step[t];
         int last = std::max(first, last_read.contains(t) ? last_read[t] : first);
         if (kept(t)) last = INT_MAX;
+        slot[t] = owners[size_t(t->backend)].size();
         intervals[size_t(t->backend)].push_back({t->nbytes(), first, last});
         owners[size_t(t->backend)].push_back(t);
     }
@@ -154,9 +158,7 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
         if ((t->is_view() || t->op->alias_src >= 0) && kept(t)) {
             Tensor* root = t->storage_root();
             if (root->is_leaf()) continue;
-            auto& list = owners[size_t(root->backend)];
-            intervals[size_t(root->backend)][size_t(std::find(list.begin(), list.end(), root) - list.begin())].last =
-                INT_MAX;
+            intervals[size_t(root->backend)][slot.at(root)].last = INT_MAX;
         }
 
     for (size_t b = 0; b < backends_.size(); ++b) {
@@ -169,6 +171,7 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
         for (const Tensor* t : schedule_)
             if (t->backend == int(b) && !t->is_view()) work = std::max(work, backends_[b]->work_bytes(*t));
         works_.push_back(backends_[b]->allocate(work));
+        work_bytes_ += work;
     }
     for (Tensor* t : schedule_) {
         if (t->is_view())
@@ -178,21 +181,12 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     }
 }
 
-size_t Executor::work_bytes() const {
-    size_t total = 0;
-    for (size_t b = 0; b < backends_.size(); ++b)
-        for (const Tensor* t : schedule_)
-            if (t->backend == int(b) && !t->is_view()) total = std::max(total, backends_[b]->work_bytes(*t));
-    return total;
-}
-
 void Executor::run() {
-    std::unordered_set<std::string> dumped(options_.dump.begin(), options_.dump.end());
     NodeDone done;
     if (options_.profile || trace_) {
         done = [&](const Tensor& node, double seconds) {
             if (options_.profile) profile_.add(node, backends_[size_t(node.backend)]->name(), seconds);
-            if (trace_ && (dumped.empty() || dumped.contains(node.name))) trace_->write(node);
+            if (trace_ && (dump_names_.empty() || dump_names_.contains(node.name))) trace_->write(node);
         };
     }
     // Consecutive nodes of one backend run as one segment.

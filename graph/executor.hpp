@@ -13,6 +13,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "graph/backend.hpp"
@@ -50,7 +51,7 @@ public:
     // Bytes of the activation arenas (all backends) and of the inputs.
     size_t peak_activation_bytes() const { return peak_bytes_; }
     size_t input_bytes() const { return input_bytes_; }
-    size_t work_bytes() const;
+    size_t work_bytes() const { return work_bytes_; }  // scratch of all backends
     // Accumulated over runs when options.profile is set.
     const Profile& profile() const { return profile_; }
 
@@ -67,7 +68,8 @@ private:
     std::vector<Tensor*> inputs_;
     std::vector<std::shared_ptr<void>> arenas_, works_;
     std::shared_ptr<void> input_storage_;
-    size_t peak_bytes_ = 0, input_bytes_ = 0;
+    size_t peak_bytes_ = 0, input_bytes_ = 0, work_bytes_ = 0;
+    std::unordered_set<std::string> dump_names_;  // options_.dump
     Profile profile_;
     std::unique_ptr<TraceWriter> trace_;
 };

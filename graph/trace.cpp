@@ -15,14 +15,17 @@ namespace tessera {
 std::vector<float> values_as_f32(const Tensor& t) {
     std::vector<float> out(size_t(t.nelements()));
     const int64_t n = t.ne[0];
+    const bool is_i32 = t.type == GgmlType::I32;
+    const QuantTypeEntry* type = is_i32 ? nullptr : &require_quant_type(t.type, t.name);
+    const bool dense_rows = t.nb[0] == ggml_type_traits(t.type).block_bytes;
     for_each_row(t, [&](RowIndex ri) {
         float* dst = out.data() + size_t(n) * size_t(ri.i1 + t.ne[1] * (ri.i2 + t.ne[2] * ri.i3));
-        if (t.type == GgmlType::I32) {
+        if (is_i32) {
             for (int64_t i = 0; i < n; ++i) dst[i] = float(element<int32_t>(t, i, ri));
-        } else if (t.nb[0] == ggml_type_traits(t.type).block_bytes) {
-            require_quant_type(t.type, t.name).dequantize_row(row_ptr(t, ri), dst, n);
-        } else {  // permuted view of a plain type
-            for (int64_t i = 0; i < n; ++i) require_quant_type(t.type, t.name).dequantize_row(row_ptr(t, ri) + i * t.nb[0], dst + i, 1);
+        } else if (dense_rows) {
+            type->dequantize_row(row_ptr(t, ri), dst, n);
+        } else {  // permuted view of a plain type: one value at a time
+            for (int64_t i = 0; i < n; ++i) type->dequantize_row(row_ptr(t, ri) + i * t.nb[0], dst + i, 1);
         }
     });
     return out;
