@@ -73,7 +73,7 @@ void run_calls(benchmark::State& state, cpu::MatmulArgs args, void* work, Next n
 }
 
 // One token; the weights rotate through copies totalling >= min_bytes.
-void matvec(benchmark::State& state, GgmlType id, size_t min_bytes) {
+void matvec(benchmark::State& state, GgmlType id, ActivationPrecision act, size_t min_bytes) {
     const QuantTypeEntry& type = *find_quant_type(id);
     const int64_t k = state.range(0), n = state.range(1);
     const size_t bytes = size_t(n) * type.row_bytes(k);
@@ -81,8 +81,8 @@ void matvec(benchmark::State& state, GgmlType id, size_t min_bytes) {
     const Buffer w = weight_copies(type, n, k, copies);
     const std::vector<float> x = random_floats(size_t(k), 2);
     std::vector<float> y(static_cast<size_t>(n));
-    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, 1));
-    cpu::MatmulArgs args{id, nullptr, type.row_bytes(k), x.data(), 0, y.data(), 0, n, k, 1};
+    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, 1, act));
+    cpu::MatmulArgs args{id, nullptr, type.row_bytes(k), x.data(), 0, y.data(), 0, n, k, 1, act};
     size_t c = 0;
     run_calls(state, args, work.get(), [&](cpu::MatmulArgs& a) {
         a.w = w.get() + c * bytes;
@@ -95,18 +95,20 @@ void matvec(benchmark::State& state, GgmlType id, size_t min_bytes) {
         benchmark::Counter(rate / stream_read_bytes_per_second(), benchmark::Counter::kIsRate);
 }
 
-void BM_Matvec(benchmark::State& state, GgmlType id) { matvec(state, id, size_t(256) << 20); }
-void BM_MatvecHot(benchmark::State& state, GgmlType id) { matvec(state, id, 0); }
+void BM_Matvec(benchmark::State& state, GgmlType id, ActivationPrecision act) {
+    matvec(state, id, act, size_t(256) << 20);
+}
+void BM_MatvecHot(benchmark::State& state, GgmlType id, ActivationPrecision act) { matvec(state, id, act, 0); }
 
-void BM_Matmul(benchmark::State& state, GgmlType id) {
+void BM_Matmul(benchmark::State& state, GgmlType id, ActivationPrecision act) {
     const QuantTypeEntry& type = *find_quant_type(id);
     const int64_t k = state.range(0), n = state.range(1), m = 512;
     const Buffer w = weight_copies(type, n, k, 1);
     const std::vector<float> x = random_floats(size_t(m * k), 2);
     std::vector<float> y(size_t(m * n));
-    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m));
+    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m, act));
     const cpu::MatmulArgs args{id, w.get(), type.row_bytes(k), x.data(), size_t(k) * 4, y.data(), size_t(n) * 4,
-                               n, k, m};
+                               n, k, m, act};
     run_calls(state, args, work.get(), [](cpu::MatmulArgs&) {});
     benchmark::DoNotOptimize(y.data());
     state.counters["GFLOP/s"] =
@@ -119,27 +121,30 @@ void tinyllama_shapes(benchmark::internal::Benchmark* b) {
 }
 
 const int registered = [] {
-    for (GgmlType id : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16}) {
-        if (!find_quant_type(id) || !cpu::matmul_supports(id)) continue;
-        const std::string name(ggml_type_traits(id).name);
-        benchmark::RegisterBenchmark(("BM_Matvec/" + name).c_str(), BM_Matvec, id)
-            ->Apply(tinyllama_shapes)
-            ->UseRealTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->MinTime(0.3);
-        benchmark::RegisterBenchmark(("BM_MatvecHot/" + name).c_str(), BM_MatvecHot, id)
-            ->Args({2048, 256})
-            ->ArgNames({"k", "n"})
-            ->UseRealTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->MinTime(0.3);
-        benchmark::RegisterBenchmark(("BM_Matmul/" + name).c_str(), BM_Matmul, id)
-            ->Args({2048, 2048})
-            ->ArgNames({"k", "n"})
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond)
-            ->MinTime(0.3);
-    }
+    // BM_Matvec/Q4_0: llama.cpp's 8-bit activations; BM_Matvec/Q4_0/q16: 16-bit (see ActivationPrecision).
+    for (GgmlType id : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16})
+        for (ActivationPrecision act : {ActivationPrecision::Q8, ActivationPrecision::Q16}) {
+            if (!find_quant_type(id) || !cpu::matmul_supports(id)) continue;
+            const std::string name =
+                std::string(ggml_type_traits(id).name) + (act == ActivationPrecision::Q16 ? "/q16" : "");
+            benchmark::RegisterBenchmark(("BM_Matvec/" + name).c_str(), BM_Matvec, id, act)
+                ->Apply(tinyllama_shapes)
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond)
+                ->MinTime(0.3);
+            benchmark::RegisterBenchmark(("BM_MatvecHot/" + name).c_str(), BM_MatvecHot, id, act)
+                ->Args({2048, 256})
+                ->ArgNames({"k", "n"})
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond)
+                ->MinTime(0.3);
+            benchmark::RegisterBenchmark(("BM_Matmul/" + name).c_str(), BM_Matmul, id, act)
+                ->Args({2048, 2048})
+                ->ArgNames({"k", "n"})
+                ->UseRealTime()
+                ->Unit(benchmark::kMillisecond)
+                ->MinTime(0.3);
+        }
     return 0;
 }();
 

@@ -21,7 +21,7 @@ Tensor* weight(Graph& g, const Model& m, std::string_view role, int layer = -1) 
 }  // namespace
 
 std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, int64_t n_tokens, int64_t n_past,
-                                                bool all_logits) {
+                                                bool all_logits, ActivationPrecision precision) {
     if (n_tokens < 1) throw Error("a forward pass needs at least one token");
     if (n_past + n_tokens > cache.n_ctx())
         throw Error("context full: " + std::to_string(n_past) + " cached + " + std::to_string(n_tokens) +
@@ -38,6 +38,7 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
                                  .freq_scale = hp.rope_freq_scale,
                                  .mode = m.architecture().rope_mode};
     const float kq_scale = 1.0f / std::sqrt(float(hd));
+    auto mm = [&](Tensor* w, Tensor* x) { return matmul(w, x, precision); };
 
     Tensor* x = g.name(get_rows(weight(g, m, "token_embd"), pass->tokens), "embd");
     for (int l = 0; l < int(hp.n_layer); ++l) {
@@ -47,9 +48,9 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
         // Attention: q, k, v of the new tokens; k and v appended to the cache;
         // every new token attends to all cached positions up to its own.
         Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), w("attn_norm")), p + "attn_norm");
-        Tensor* q = reshape(matmul(w("attn_q"), h), {hd, hp.n_head, n_tokens, 1});
-        Tensor* k = reshape(matmul(w("attn_k"), h), {hd, hp.n_head_kv, n_tokens, 1});
-        Tensor* v = g.name(reshape(matmul(w("attn_v"), h), {hd, hp.n_head_kv, n_tokens, 1}), p + "v");
+        Tensor* q = reshape(mm(w("attn_q"), h), {hd, hp.n_head, n_tokens, 1});
+        Tensor* k = reshape(mm(w("attn_k"), h), {hd, hp.n_head_kv, n_tokens, 1});
+        Tensor* v = g.name(reshape(mm(w("attn_v"), h), {hd, hp.n_head_kv, n_tokens, 1}), p + "v");
         q = g.name(rope(q, pos, rope_params), p + "q");
         k = g.name(rope(k, pos, rope_params), p + "k");
         Tensor* k_cache = g.external(p + "k_cache", cache.type(), cache.shape(), cache.k(l));
@@ -59,17 +60,17 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
         const Shape used{hd, n_kv, hp.n_head_kv, 1};
         Tensor* att = attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), pos, kq_scale);
         g.name(att, p + "attn");
-        Tensor* att_out = matmul(w("attn_output"), reshape(att, {hd * hp.n_head, n_tokens, 1, 1}));
+        Tensor* att_out = mm(w("attn_output"), reshape(att, {hd * hp.n_head, n_tokens, 1, 1}));
         x = g.name(add(x, att_out), p + "attn_residual");
 
         // Feed-forward: SwiGLU.
         h = g.name(mul(rms_norm(x, hp.rms_eps), w("ffn_norm")), p + "ffn_norm");
-        Tensor* ff = swiglu(matmul(w("ffn_gate"), h), matmul(w("ffn_up"), h));
-        x = g.name(add(x, matmul(w("ffn_down"), ff)), p + "ffn_residual");
+        Tensor* ff = swiglu(mm(w("ffn_gate"), h), mm(w("ffn_up"), h));
+        x = g.name(add(x, mm(w("ffn_down"), ff)), p + "ffn_residual");
     }
     if (!all_logits && n_tokens > 1) x = slice_rows(x, n_tokens - 1, 1);
     Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), weight(g, m, "output_norm")), "output_norm");
-    pass->logits = g.name(matmul(weight(g, m, "output"), h), "logits");
+    pass->logits = g.name(mm(weight(g, m, "output"), h), "logits");
     return pass;
 }
 

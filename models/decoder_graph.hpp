@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "graph/graph.hpp"
+#include "kernels/quant/activation_precision.hpp"
 #include "models/kv_cache.hpp"
 #include "models/model.hpp"
 
@@ -18,7 +19,8 @@ struct DecoderPass {
     Tensor* logits = nullptr;     // F32 [n_vocab, 1 or n_tokens]
 };
 
+// precision: how every matmul rounds its activations.
 std::unique_ptr<DecoderPass> build_decoder_pass(const Model& model, KvCache& cache, int64_t n_tokens,
-                                                int64_t n_past, bool all_logits);
+                                                int64_t n_past, bool all_logits, ActivationPrecision precision);
 
 }  // namespace tessera::model

@@ -32,7 +32,7 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
     for (size_t first = 0; first < tokens.size(); first += size_t(options_.batch)) {
         const size_t n = std::min(tokens.size() - first, size_t(options_.batch));
         const bool last_batch = first + n == tokens.size();
-        auto pass = build_decoder_pass(model_, cache_, int64_t(n), n_past_, all_logits);
+        auto pass = build_decoder_pass(model_, cache_, int64_t(n), n_past_, all_logits, options_.activations);
         ExecutorOptions exec_options{.backends = {cpu_}, .profile = options_.profile};
         if (!trace_dir_.empty()) exec_options.dump_dir = std::exchange(trace_dir_, {});
         Executor exec(pass->graph, {pass->logits}, exec_options);

@@ -9,6 +9,7 @@
 
 #include "graph/backend.hpp"
 #include "graph/profile.hpp"
+#include "kernels/quant/activation_precision.hpp"
 #include "models/kv_cache.hpp"
 #include "models/model.hpp"
 
@@ -20,6 +21,9 @@ struct SessionOptions {
     int64_t batch = 512;                // tokens per graph pass
     int n_threads = 0;                  // 0: OpenMP default
     bool profile = false;               // accumulate per-node times into profile()
+    // How matmuls round activations: Q16 is about 2^7 times closer to the
+    // exact product than llama.cpp's Q8, and slower (docs/cpu-matmul.md).
+    ActivationPrecision activations = ActivationPrecision::Q16;
 };
 
 class Session {

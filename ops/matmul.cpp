@@ -42,7 +42,8 @@ cpu::MatmulArgs args(const Tensor& y, int64_t i2, int64_t i3) {
             .y_stride = y.nb[1],
             .n = w.ne[1],
             .k = w.ne[0],
-            .m = x.ne[1]};
+            .m = x.ne[1],
+            .activations = y.param<ActivationPrecision>()};
 }
 
 void eval_cpu(const Tensor& y, const CpuContext& ctx) {
@@ -54,7 +55,9 @@ void eval_cpu(const Tensor& y, const CpuContext& ctx) {
         }
 }
 
-size_t work_bytes(const Tensor& y, int) { return cpu::matmul_work_bytes(y.src[0]->type, y.src[0]->ne[0], y.ne[1]); }
+size_t work_bytes(const Tensor& y, int) {
+    return cpu::matmul_work_bytes(y.src[0]->type, y.src[0]->ne[0], y.ne[1], y.param<ActivationPrecision>());
+}
 
 OpCost cost(const Tensor& y) {
     const Tensor& w = *y.src[0];
@@ -71,7 +74,7 @@ const OpDef kMatmul{.name = "matmul",
 
 }  // namespace
 
-Tensor* matmul(Tensor* w, Tensor* x) {
+Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision) {
     Graph& g = graph_of({w, x}, "matmul");
     require_quant_type(w->type, "matmul weight '" + w->name + "'");
     check::that(cpu::matmul_supports(w->type), "matmul",
@@ -82,7 +85,7 @@ Tensor* matmul(Tensor* w, Tensor* x) {
     check::rows_contiguous("matmul", *x);
     check::that(w->ne[0] == x->ne[0], "matmul",
                 "weight " + describe(*w) + " and input " + describe(*x) + " differ in dimension 0 (k)");
-    return g.add_node(kMatmul, GgmlType::F32, {w->ne[1], x->ne[1], x->ne[2], x->ne[3]}, {w, x});
+    return g.add_node(kMatmul, GgmlType::F32, {w->ne[1], x->ne[1], x->ne[2], x->ne[3]}, {w, x}, precision);
 }
 
 }  // namespace tessera

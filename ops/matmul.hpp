@@ -1,12 +1,14 @@
 // y = W x: W is [k, n] of any quant type the CPU supports (n rows of k, the
 // GGUF layout), x is F32 [k, m, b2, b3]; y is F32 [n, m, b2, b3] with
-// y[.., i, j] = dot(W row j, x row i).
+// y[.., i, j] = dot(W row j, x row i). `precision`: how the kernels round x
+// (the scalar reference does not round it).
 #pragma once
 
 #include "graph/tensor.hpp"
+#include "kernels/quant/activation_precision.hpp"
 
 namespace tessera {
 
-Tensor* matmul(Tensor* w, Tensor* x);
+Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision = ActivationPrecision::Q8);
 
 }  // namespace tessera

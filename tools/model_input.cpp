@@ -16,6 +16,10 @@ void add_model_options(CLI::App& cmd, ModelInput& in) {
     cmd.add_option("--ctx", in.ctx, "Context size in tokens")->capture_default_str();
     cmd.add_option("--batch", in.batch, "Prompt tokens per graph pass")->capture_default_str();
     cmd.add_option("--kv-type", in.kv_type, "KV cache type")->check(CLI::IsMember({"f16", "f32"}))->capture_default_str();
+    cmd.add_option("--activations", in.activations,
+                   "How matmuls round activations: q16 (close to exact) or q8 (llama.cpp's 8-bit blocks, faster)")
+        ->check(CLI::IsMember({"q8", "q16"}))
+        ->capture_default_str();
 }
 
 void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional) {
@@ -79,7 +83,8 @@ model::SessionOptions session_options(const ModelInput& in) {
     return {.n_ctx = in.ctx,
             .kv_type = in.kv_type == "f32" ? GgmlType::F32 : GgmlType::F16,
             .batch = in.batch,
-            .n_threads = in.threads};
+            .n_threads = in.threads,
+            .activations = *parse_activation_precision(in.activations)};
 }
 
 }  // namespace tessera::cli

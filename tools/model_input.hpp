@@ -21,6 +21,7 @@ struct ModelInput {
     int64_t ctx = 2048;
     int64_t batch = 512;
     std::string kv_type = "f16";
+    std::string activations = "q16";
     bool special = false;
 };
 

@@ -12,7 +12,7 @@ namespace tessera::cpu {
 namespace {
 
 // The work bytes of the type's activation layout, or an Error.
-size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m) {
+size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecision activations) {
     size_t bytes = 0;
     bool found = false;
     EnabledQuantTypes::for_each([&]<class T>() {
@@ -23,7 +23,9 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m) {
                 throw Error("matmul: k = " + std::to_string(k) + " is not a positive multiple of " +
                             std::string(T::name) + "'s block size " + std::to_string(T::block_elems) +
                             " (m = " + std::to_string(m) + ")");
-            bytes = size_t(m) * matmul_detail::ActivationLayout<T>(k).row_bytes;
+            using matmul_detail::ActivationLayout;
+            bytes = size_t(m) * (activations == ActivationPrecision::Q16 ? ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes
+                                                                  : ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes);
         }
     });
     if (!found) {
@@ -44,14 +46,16 @@ bool matmul_supports(GgmlType weight_type) {
     return found;
 }
 
-size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m) { return checked_work_bytes(weight_type, k, m); }
+size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations) {
+    return checked_work_bytes(weight_type, k, m, activations);
+}
 
 void MatmulKernel::operator()(simd::Scalar, const MatmulArgs& a, void* work, const ThreadTeam& team) const {
     matmul_detail::run_for_type<simd::Scalar>(a, work, team);
 }
 
 void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team) {
-    checked_work_bytes(a.weight_type, a.k, a.m);
+    checked_work_bytes(a.weight_type, a.k, a.m, a.activations);
     static auto kernel = xsimd::dispatch<simd::CpuArchs>(MatmulKernel{});
     kernel(a, work, team);
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/thread_team.hpp"
+#include "kernels/quant/activation_precision.hpp"
 #include "kernels/quant/ggml_type.hpp"
 #include "kernels/simd/archs.hpp"
 
@@ -21,6 +22,7 @@ struct MatmulArgs {
     float* y;         // m rows of n floats: y[i][j] = dot(weight row j, x row i)
     size_t y_stride;  // bytes between output rows
     int64_t n, k, m;
+    ActivationPrecision activations = ActivationPrecision::Q8;
 };
 
 // Whether this build has a CPU kernel for the weight type (every enabled type
@@ -30,7 +32,7 @@ bool matmul_supports(GgmlType weight_type);
 // Bytes of `work` matmul needs: the m activation rows converted to the weight
 // type's dot type, shared by the team. Throws an Error for an unsupported
 // type or a k that is not a multiple of the type's block size.
-size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m);
+size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations = ActivationPrecision::Q8);
 
 // y = x W^T. Every thread of the team calls it with the same arguments and a
 // `work` of matmul_work_bytes (64-byte aligned). The team first converts the
@@ -41,8 +43,10 @@ void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team);
 // Scalar references. exact: dequantized W times the F32 x, summed in double.
 // dot_type: llama.cpp's arithmetic: x rows converted to the dot type (the
 // activation quantizer for Q8_0/Q8_1/Q8_K), then the type's reference dot.
+// q16: x rows rounded like ActivationPrecision::Q16, then the exact product.
 void matmul_reference_exact(const MatmulArgs& a);
 void matmul_reference_dot_type(const MatmulArgs& a);
+void matmul_reference_q16(const MatmulArgs& a);
 
 // The per-arch kernel behind matmul(), for xsimd::dispatch.
 struct MatmulKernel {

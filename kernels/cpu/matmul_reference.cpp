@@ -52,4 +52,25 @@ void matmul_reference_dot_type(const MatmulArgs& a) {
     if (!found) require_quant_type(a.weight_type, "matmul_reference_dot_type");
 }
 
+void matmul_reference_q16(const MatmulArgs& a) {
+    const QuantTypeEntry& type = require_quant_type(a.weight_type, "matmul_reference_q16");
+    if (type.traits.block_elems == 1) {  // float weights see x unrounded
+        matmul_reference_exact(a);
+        return;
+    }
+    if (a.k % matmul_detail::kQ16Block != 0)
+        throw Error("matmul_reference_q16: k = " + std::to_string(a.k) + " is not a multiple of 32");
+    std::vector<float> rounded(size_t(a.m * a.k));
+    matmul_detail::Q16Block b;
+    for (int64_t i = 0; i < a.m; ++i)
+        for (int64_t l = 0; l < a.k; l += matmul_detail::kQ16Block) {
+            matmul_detail::quantize_q16(x_row(a, i) + l, b);
+            for (int64_t e = 0; e < matmul_detail::kQ16Block; ++e) rounded[size_t(i * a.k + l + e)] = b.d * float(b.v[e]);
+        }
+    MatmulArgs exact = a;
+    exact.x = rounded.data();
+    exact.x_stride = size_t(a.k) * sizeof(float);
+    matmul_reference_exact(exact);
+}
+
 }  // namespace tessera::cpu

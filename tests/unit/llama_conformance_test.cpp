@@ -62,31 +62,25 @@ struct FileCase {
     std::string model;  // file stem in models/
     std::string kv;     // "f16" or "f32"
     std::string golden; // llama.cpp golden stem
+    ActivationPrecision activations;
 };
 
-class LlamaConformance : public testing::TestWithParam<FileCase> {};
-
-TEST_P(LlamaConformance, AtLeastAsCloseToExactAsLlamaCpp) {
-    TESSERA_REQUIRE_CONFORMANCE(dir);
-    const FileCase& fc = GetParam();
-    const std::string stem = fc.model;
-    const json exact = read_json(dir / "golden" / (stem + ".exact.json"));
-    const json llama = read_json(dir / "golden" / (fc.golden + ".json"));
-    const model::Model m = model::Model::open((dir / "models" / (stem + ".gguf")).string());
+// Our figures against the exact golden, llama.cpp's in `theirs` (not greedy).
+Measures measure(const model::Model& m, const model::SessionOptions& options, const json& exact, const json& llama,
+                 const fs::path& golden_dir, Measures& theirs) {
     const int64_t n_vocab = m.hparams().n_vocab;
-    const model::SessionOptions options{.n_ctx = 512, .kv_type = fc.kv == "f32" ? GgmlType::F32 : GgmlType::F16};
-
-    Measures ours, theirs;
+    Measures ours;
+    theirs = {};
     const size_t n_prompts = exact["prompts"].size();
     for (size_t p = 0; p < n_prompts; ++p) {
         const json& ep = exact["prompts"][p];
         const json& lp = llama["prompts"][p];
         const std::vector<int32_t> tokens = ep["tokens"].get<std::vector<int32_t>>();
-        ASSERT_EQ(tokens, lp["tokens"].get<std::vector<int32_t>>());
+        EXPECT_EQ(tokens, lp["tokens"].get<std::vector<int32_t>>());
 
         model::Session session(m, options);
         const std::vector<float> logits = session.eval(tokens, /*all_logits=*/true);
-        ASSERT_EQ(logits.size(), tokens.size() * size_t(n_vocab));
+        EXPECT_EQ(logits.size(), tokens.size() * size_t(n_vocab));
         for (size_t i = 0; i < tokens.size(); ++i) {
             const std::span<const float> row(logits.data() + i * size_t(n_vocab), size_t(n_vocab));
             const json& top20 = ep["top20"][i];
@@ -96,8 +90,8 @@ TEST_P(LlamaConformance, AtLeastAsCloseToExactAsLlamaCpp) {
                 ours.max_diff_top20 = std::max(ours.max_diff_top20, std::fabs(double(row[e[0].get<size_t>()]) - e[1].get<double>()));
             ++ours.positions;
         }
-        const std::vector<float> exact_last = read_f32(dir / "golden" / ep["last_logits_file"].get<std::string>());
-        const std::vector<float> llama_last = read_f32(dir / "golden" / lp["last_logits_file"].get<std::string>());
+        const std::vector<float> exact_last = read_f32(golden_dir / ep["last_logits_file"].get<std::string>());
+        const std::vector<float> llama_last = read_f32(golden_dir / lp["last_logits_file"].get<std::string>());
         const std::span<const float> our_last(logits.data() + (tokens.size() - 1) * size_t(n_vocab), size_t(n_vocab));
         ours.kl_last += kl(exact_last, our_last) / double(n_prompts);
         theirs.kl_last += kl(exact_last, llama_last) / double(n_prompts);
@@ -111,21 +105,41 @@ TEST_P(LlamaConformance, AtLeastAsCloseToExactAsLlamaCpp) {
         }
         ours.greedy_equal.push_back(equal);
     }
+    return ours;
+}
+
+class LlamaConformance : public testing::TestWithParam<FileCase> {};
+
+TEST_P(LlamaConformance, AtLeastAsCloseToExactAsLlamaCpp) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const FileCase& fc = GetParam();
+    const std::string stem = fc.model;
+    const json exact = read_json(dir / "golden" / (stem + ".exact.json"));
+    const json llama = read_json(dir / "golden" / (fc.golden + ".json"));
+    const model::Model m = model::Model::open((dir / "models" / (stem + ".gguf")).string());
+    const model::SessionOptions options{.n_ctx = 512,
+                                        .kv_type = fc.kv == "f32" ? GgmlType::F32 : GgmlType::F16,
+                                        .activations = fc.activations};
+    Measures theirs;
+    const Measures ours = measure(m, options, exact, llama, dir / "golden", theirs);
+
     std::string greedy;
     for (int g : ours.greedy_equal) greedy += (greedy.empty() ? "" : "/") + std::to_string(g);
-    std::printf("[conformance] %-22s kv %s | KL last %.2e (llama.cpp %.2e) | top-1 %d/%d (llama.cpp %d) | "
+    std::printf("[conformance] %-22s kv %s act %-3s | KL last %.2e (llama.cpp %.2e) | top-1 %d/%d (llama.cpp %d) | "
                 "max diff top-20 %.1e | greedy %s\n",
-                fc.golden.c_str(), fc.kv.c_str(), ours.kl_last, theirs.kl_last, ours.top1, ours.positions,
-                theirs.top1, ours.max_diff_top20, greedy.c_str());
+                fc.golden.c_str(), fc.kv.c_str(), std::string(name(fc.activations)).c_str(), ours.kl_last,
+                theirs.kl_last, ours.top1, ours.positions, theirs.top1, ours.max_diff_top20, greedy.c_str());
 
     // At least as close to exact as llama.cpp, by KL at the last position.
-    // Top-1 agreement is reported, not asserted: with int8 activations like
-    // llama.cpp's it lands within a few positions of llama.cpp's on either side
-    // (the random-weight files have top-1 margins of 1e-3).
     EXPECT_LE(ours.kl_last, 1.1 * theirs.kl_last + 1e-6);
+    // And by top-1 agreement with the default 16-bit activations. With
+    // llama.cpp's own 8-bit scheme top-1 lands within a few positions of
+    // llama.cpp's on either side (the random-weight files have top-1 margins
+    // of 1e-3), so there it is reported only.
+    if (fc.activations == ActivationPrecision::Q16) EXPECT_GE(ours.top1, theirs.top1);
     if (fc.kv == "f32" && stem.ends_with("F32")) {
         EXPECT_LE(ours.max_diff_top20, 1e-3);
-        for (size_t p = 0; p < n_prompts; ++p)
+        for (size_t p = 0; p < ours.greedy_equal.size(); ++p)
             EXPECT_EQ(ours.greedy_equal[p], int(exact["prompts"][p]["greedy"].size())) << "prompt " << p + 1;
     }
     if (stem == "stories260K-F32") {  // the published story, all 200 tokens
@@ -133,19 +147,28 @@ TEST_P(LlamaConformance, AtLeastAsCloseToExactAsLlamaCpp) {
     }
 }
 
+std::vector<FileCase> file_cases() {
+    const std::vector<FileCase> files = {
+        {"tiny-gqa-F32", "f32", "tiny-gqa-F32-kvf32"}, {"tiny-gqa-F32", "f16", "tiny-gqa-F32"},
+        {"tiny-gqa-Q8_0", "f16", "tiny-gqa-Q8_0"},     {"tiny-gqa-Q6_K", "f16", "tiny-gqa-Q6_K"},
+        {"tiny-gqa-Q5_K_M", "f16", "tiny-gqa-Q5_K_M"}, {"tiny-gqa-Q4_K_M", "f16", "tiny-gqa-Q4_K_M"},
+        {"tiny-gqa-Q4_0", "f16", "tiny-gqa-Q4_0"},     {"stories260K-F32", "f32", "stories260K-F32-kvf32"},
+        {"stories260K-F32", "f16", "stories260K-F32"}, {"stories260K-Q8_0", "f16", "stories260K-Q8_0"},
+        {"stories260K-Q4_0", "f16", "stories260K-Q4_0"}};
+    std::vector<FileCase> cases;
+    for (const ActivationPrecision a : {ActivationPrecision::Q16, ActivationPrecision::Q8})
+        for (FileCase fc : files) {
+            fc.activations = a;
+            cases.push_back(fc);
+        }
+    return cases;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Files, LlamaConformance,
-    testing::Values(FileCase{"tiny-gqa-F32", "f32", "tiny-gqa-F32-kvf32"}, FileCase{"tiny-gqa-F32", "f16", "tiny-gqa-F32"},
-                    FileCase{"tiny-gqa-Q8_0", "f16", "tiny-gqa-Q8_0"}, FileCase{"tiny-gqa-Q6_K", "f16", "tiny-gqa-Q6_K"},
-                    FileCase{"tiny-gqa-Q5_K_M", "f16", "tiny-gqa-Q5_K_M"},
-                    FileCase{"tiny-gqa-Q4_K_M", "f16", "tiny-gqa-Q4_K_M"},
-                    FileCase{"tiny-gqa-Q4_0", "f16", "tiny-gqa-Q4_0"},
-                    FileCase{"stories260K-F32", "f32", "stories260K-F32-kvf32"},
-                    FileCase{"stories260K-F32", "f16", "stories260K-F32"},
-                    FileCase{"stories260K-Q8_0", "f16", "stories260K-Q8_0"},
-                    FileCase{"stories260K-Q4_0", "f16", "stories260K-Q4_0"}),
+    testing::ValuesIn(file_cases()),
     [](const auto& info) {
-        std::string name = info.param.golden + "_kv" + info.param.kv;
+        std::string name = info.param.golden + "_kv" + info.param.kv + "_" + std::string(tessera::name(info.param.activations));
         std::replace(name.begin(), name.end(), '-', '_');
         return name;
     });

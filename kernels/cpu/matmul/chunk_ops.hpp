@@ -18,6 +18,7 @@
 //   low8 / high8(v)              lanes 0..7 / 8..15 of v in lanes 0..7, lanes 8..15 zero
 // Arithmetic:
 //   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
+//   dot16(bias, q, hi, lo)  the same with a = 256 * hi + lo (16-bit activations as two signed bytes)
 //   spread<G, C>(groups)    lane l: groups[(64C + 4l) / G], the scale of lane l of chunk C of a span
 //   fma_int(i, s, acc)      acc + float(i) * s
 // The primary template is plain C++ (the compiler vectorizes what it can);
@@ -174,6 +175,15 @@ struct ChunkOps {
         for (int l = 0; l < 16; ++l) {
             int32_t s = bias[l];
             for (int e = 4 * l; e < 4 * l + 4; ++e) s += int32_t(q.v[e]) * int32_t(a[e]);
+            r.v[l] = s;
+        }
+        return r;
+    }
+    static Ints dot16(const int32_t* bias, const Bytes& q, const int8_t* hi, const int8_t* lo) {
+        Ints r;
+        for (int l = 0; l < 16; ++l) {
+            int32_t s = bias[l];
+            for (int e = 4 * l; e < 4 * l + 4; ++e) s += int32_t(q.v[e]) * (256 * int32_t(hi[e]) + int32_t(lo[e]));
             r.v[l] = s;
         }
         return r;

@@ -130,6 +130,11 @@ struct ChunkOps<xsimd::avx512bw> {
     static Ints dot(const int32_t* bias, Bytes q, const int8_t* a) {
         return dot_u8s8(_mm512_loadu_si512(bias), q, _mm512_loadu_si512(a));
     }
+    static Ints dot16(const int32_t* bias, Bytes q, const int8_t* hi, const int8_t* lo) {
+        const __m512i high = dot_u8s8(_mm512_setzero_si512(), q, _mm512_loadu_si512(hi));
+        return dot_u8s8(_mm512_add_epi32(_mm512_loadu_si512(bias), _mm512_slli_epi32(high, 8)), q,
+                        _mm512_loadu_si512(lo));
+    }
     template <int G, int C>
     static Acc spread(Acc groups) {
         static constexpr std::array<int32_t, 16> kIndex = spread_index<G, C>();

@@ -15,23 +15,23 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
-template <class Arch, class T>
+template <class Arch, class T, ActivationPrecision A>
 void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
-    const ActivationLayout<T> layout(args.k);
+    const ActivationLayout<T, A> layout(args.k);
     auto* act = static_cast<uint8_t*>(work);
     convert_activations(layout, args, act, team);
     team.barrier();
 
     const auto [j_begin, j_end] = team.split(args.n, kRows);
     if (args.m != 1) {
-        Tiled<Arch, T>::run(layout, args, act, j_begin, j_end);
+        Tiled<Arch, T, A>::run(layout, args, act, j_begin, j_end);
         return;
     }
     const auto* w = static_cast<const char*>(args.w);
     int64_t j = j_begin;
     for (; j + kRows <= j_end; j += kRows)
-        Stream<Arch, T>::template rows<kRows>(layout, act, w + j * args.w_stride, args.w_stride, args.y + j);
-    for (; j < j_end; ++j) Stream<Arch, T>::template rows<1>(layout, act, w + j * args.w_stride, args.w_stride, args.y + j);
+        Stream<Arch, T, A>::template rows<kRows>(layout, act, w + j * args.w_stride, args.w_stride, args.y + j);
+    for (; j < j_end; ++j) Stream<Arch, T, A>::template rows<1>(layout, act, w + j * args.w_stride, args.w_stride, args.y + j);
 }
 
 // Runs the driver of the weight type a.weight_type; false when the build has none.
@@ -41,7 +41,10 @@ bool run_for_type(const MatmulArgs& a, void* work, const ThreadTeam& team) {
     EnabledQuantTypes::for_each([&]<class T>() {
         if constexpr (HasUnpack<T>) {
             if (T::id == a.weight_type) {
-                run<Arch, T>(a, work, team);
+                if (a.activations == ActivationPrecision::Q16)
+                    run<Arch, T, ActivationPrecision::Q16>(a, work, team);
+                else
+                    run<Arch, T, ActivationPrecision::Q8>(a, work, team);
                 found = true;
             }
         }

@@ -15,12 +15,12 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
-template <class Arch, class T>
+template <class Arch, class T, ActivationPrecision A>
 struct Stream {
     using U = Unpack<T>;
     using Ops = ChunkOps<Arch>;
     using Acc = typename Ops::Acc;
-    using Layout = ActivationLayout<T>;
+    using Layout = ActivationLayout<T, A>;
     using Block = typename T::Block;
     using S = Span<T>;
 
@@ -40,11 +40,9 @@ struct Stream {
                 U::template scales<Ops>(b[r], lane[r], min[r]);
                 lane[r] = Ops::mul(lane[r], gscale);
             }
-            const int8_t* a = layout.a(act) + s * kSpan;
-            const int32_t* bias = layout.bias(act) + s * (kSpan / 4);
             for_chunks([&]<int C>() {
                 for (int r = 0; r < R; ++r)
-                    acc[r] = Ops::fma_int(Ops::dot(bias + 16 * C, U::template chunk<Ops, C>(b[r]), a + 64 * C),
+                    acc[r] = Ops::fma_int(layout.template dot<Ops>(act, s * kSpan + 64 * C, U::template chunk<Ops, C>(b[r])),
                                           Ops::template spread<G, C>(lane[r]), acc[r]);
             });
             if constexpr (U::kHasMin) {

@@ -21,12 +21,12 @@ inline constexpr int kRows = 4;            // weight rows unpacked and dotted to
 inline constexpr int64_t kSegment = 1024;  // values per unpacked row segment
 inline constexpr int64_t kTokenTile = 64;  // tokens sharing one unpacked segment
 
-template <class Arch, class T>
+template <class Arch, class T, ActivationPrecision A>
 struct Tiled {
     using U = Unpack<T>;
     using Ops = ChunkOps<Arch>;
     using Acc = typename Ops::Acc;
-    using Layout = ActivationLayout<T>;
+    using Layout = ActivationLayout<T, A>;
     using Block = typename T::Block;
     using S = Span<T>;
     static constexpr int64_t kSpans = kSegment / S::kValues;
@@ -77,11 +77,9 @@ struct Tiled {
             if constexpr (U::kInt) {
                 for (int64_t c = s * kSpan; c < (s + 1) * kSpan; c += 64) {
                     const int64_t at = s0 * kSpan + c;
-                    const int8_t* a = layout.a(act) + at;
-                    const int32_t* bias = layout.bias(act) + at / 4;
                     const Acc ascale = Ops::load(layout.scale(act) + at / 4);
                     for (int r = 0; r < R; ++r)
-                        acc[r] = Ops::fma_int(Ops::dot(bias, Ops::load_bytes(seg.q[r0 + r] + c), a),
+                        acc[r] = Ops::fma_int(layout.template dot<Ops>(act, at, Ops::load_bytes(seg.q[r0 + r] + c)),
                                               Ops::mul(Ops::load(seg.scale[r0 + r] + c / 4), ascale), acc[r]);
                 }
                 if constexpr (U::kHasMin) {
