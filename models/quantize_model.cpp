@@ -1,6 +1,7 @@
 #include "models/quantize_model.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
 #include <vector>
@@ -21,7 +22,7 @@ bool is_norm_or_vector(const std::string& name, size_t n_dims) {
 
 // llama.cpp's general.file_type ("ftype") for a model mostly of one type.
 // Types without an entry leave the key unset (llama.cpp then guesses).
-std::optional<uint32_t> llama_file_type(GgmlType t) {
+std::optional<uint32_t> file_type_of(GgmlType t) {
     static const std::map<GgmlType, uint32_t> ftypes = {
         {GgmlType::F32, 0},   {GgmlType::F16, 1},    {GgmlType::Q4_0, 2},    {GgmlType::Q4_1, 3},
         {GgmlType::Q8_0, 7},  {GgmlType::Q5_0, 8},   {GgmlType::Q5_1, 9},    {GgmlType::Q2_K, 10},
@@ -31,6 +32,26 @@ std::optional<uint32_t> llama_file_type(GgmlType t) {
     const auto it = ftypes.find(t);
     if (it == ftypes.end()) return std::nullopt;
     return it->second;
+}
+
+// The mixes: name, base type, file type (llama.cpp's LLAMA_FTYPE_MOSTLY_*).
+struct Mix {
+    std::string_view name;
+    GgmlType base;
+    uint32_t file_type;
+};
+constexpr Mix kMixes[] = {{"Q4_K_M", GgmlType::Q4_K, 15}, {"Q5_K_M", GgmlType::Q5_K, 17}};
+
+// llama.cpp's choice of the layers whose attn_v and ffn_down get more bits:
+// the first and last eighth, and every third layer in between.
+bool use_more_bits(int64_t layer, int64_t n_layer) {
+    return layer < n_layer / 8 || layer >= 7 * n_layer / 8 || (layer - n_layer / 8) % 3 == 2;
+}
+
+// The N of "blk.N.", or -1.
+int64_t layer_of(const std::string& name) {
+    if (!name.starts_with("blk.")) return -1;
+    return std::strtoll(name.c_str() + 4, nullptr, 10);
 }
 
 // Converts one tensor row by row through F32.
@@ -53,10 +74,45 @@ void convert_rows(const gguf::TensorInfo& t, const QuantTypeEntry& from, const Q
 
 }  // namespace
 
+QuantizePlan QuantizePlan::parse(const std::string& name) {
+    QuantizePlan plan;
+    for (const Mix& mix : kMixes)
+        if (name == mix.name) {
+            plan.target = require_quant_type(mix.base, name).traits.id;
+            plan.more_bits = require_quant_type(GgmlType::Q6_K, name).traits.id;
+            return plan;
+        }
+    const QuantTypeEntry* type = nullptr;
+    try {
+        type = &require_quant_type(name, "quantize target");
+    } catch (const Error& e) {
+        throw Error(std::string(e.what()) + " (or one of the mixes Q4_K_M, Q5_K_M)");
+    }
+    if (type->traits.id == GgmlType::Q8_1 || type->traits.id == GgmlType::Q8_K)
+        throw Error("quantize target " + name + " is an activation-only format, not a weight type");
+    plan.target = type->traits.id;
+    return plan;
+}
+
+std::string QuantizePlan::name() const {
+    for (const Mix& mix : kMixes)
+        if (more_bits && mix.base == target) return std::string(mix.name);
+    return std::string(ggml_type_traits(target).name);
+}
+
+std::optional<uint32_t> QuantizePlan::llama_file_type() const {
+    for (const Mix& mix : kMixes)
+        if (more_bits && mix.base == target) return mix.file_type;
+    return file_type_of(target);
+}
+
 GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
-                            const QuantizePlan& plan) {
+                            const QuantizePlan& plan, int64_t n_layer) {
     if (is_norm_or_vector(name, n_dims)) return source;
     GgmlTypeTraits want = ggml_type_traits(plan.target);
+    const bool more_bits_role = name.ends_with(".attn_v.weight") || name.ends_with(".ffn_down.weight");
+    if (plan.more_bits && more_bits_role && use_more_bits(layer_of(name), n_layer))
+        want = ggml_type_traits(*plan.more_bits);
     if (!plan.pure && name == "output.weight" && find_quant_type(GgmlType::Q6_K)) {
         const auto q6k = ggml_type_traits(GgmlType::Q6_K);
         if (bits_per_weight(want) < bits_per_weight(q6k)) want = q6k;
@@ -83,11 +139,15 @@ QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path,
         writer.add_kv(kv.key, kv.value);
     }
     writer.add_kv("general.quantization_version", gguf::Value{uint32_t{2}});
-    if (const auto ftype = llama_file_type(plan.target)) writer.add_kv("general.file_type", gguf::Value{*ftype});
+    if (const auto ftype = plan.llama_file_type()) writer.add_kv("general.file_type", gguf::Value{*ftype});
 
+    int64_t n_layer = 0;
+    if (const gguf::Value* arch = in.find("general.architecture"); arch && arch->as_string())
+        if (const gguf::Value* blocks = in.find(*arch->as_string() + ".block_count"))
+            n_layer = blocks->as_int().value_or(0);
     QuantizeReport report;
     for (const auto& t : in.tensors()) {
-        const GgmlType type = choose_tensor_type(t.name, t.ne[0], t.ne.size(), t.type.id, plan);
+        const GgmlType type = choose_tensor_type(t.name, t.ne[0], t.ne.size(), t.type.id, plan, n_layer);
         report.bytes_in += t.data.size();
         const auto& out_traits = ggml_type_traits(type);
         report.bytes_out += row_bytes(out_traits, t.ne[0]) * t.n_rows();
@@ -102,7 +162,7 @@ QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path,
             writer.add_tensor(t.name, type, t.ne, [&t, &from, &to](std::span<uint8_t> dst) { convert_rows(t, from, to, dst); });
             ++report.tensors_quantized;
             const bool fallback = !is_norm_or_vector(t.name, t.ne.size()) && type != plan.target &&
-                                  !(t.name == "output.weight" && !plan.pure);
+                                  type != plan.more_bits && !(t.name == "output.weight" && !plan.pure);
             if (fallback) ++report.tensors_fallback;
             std::snprintf(line, sizeof line, "%-32s %-7s -> %-7s%s", t.name.c_str(), std::string(t.type.name).c_str(),
                           std::string(out_traits.name).c_str(),

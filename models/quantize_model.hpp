@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "kernels/quant/ggml_type.hpp"
@@ -13,11 +14,21 @@ namespace gguf { class File; }
 
 struct QuantizePlan {
     GgmlType target = GgmlType::Q8_0;
+    // llama.cpp's mixes Q4_K_M / Q5_K_M: target Q4_K / Q5_K, with attn_v and
+    // ffn_down at this type in the layers its use_more_bits rule picks.
+    std::optional<GgmlType> more_bits;
     // pure: every 2-D weight gets `target`. Otherwise, like llama-quantize's
     // defaults, output.weight is kept at Q6_K precision when the target is
     // coarser (and Q6_K is in the build).
     bool pure = false;
     int threads = 0;  // 0: OpenMP default
+
+    // A type name ("Q4_0", "F16", ...) or a mix ("Q4_K_M", "Q5_K_M"); throws
+    // an Error naming the choices for anything else, or a type the build left out.
+    static QuantizePlan parse(const std::string& name);
+    std::string name() const;
+    // llama.cpp's general.file_type for the plan, if it has one.
+    std::optional<uint32_t> llama_file_type() const;
 };
 
 struct QuantizeReport {
@@ -32,8 +43,9 @@ struct QuantizeReport {
 // multiple of the chosen type's block fall back to the cheapest enabled type
 // whose block fits and whose bits per weight are at least the target's
 // (ties: the lower type id, so F16 before BF16); F32 if none fits.
+// n_layer: the model's block count (for the mixes' per-layer rule).
 GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
-                            const QuantizePlan& plan);
+                            const QuantizePlan& plan, int64_t n_layer);
 
 // Writes `out_path`; `log` receives one line per tensor (may be null).
 QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path, const QuantizePlan& plan,

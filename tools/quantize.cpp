@@ -17,8 +17,7 @@ struct QuantizeOptions {
 };
 
 void run_quantize(const QuantizeOptions& opts) {
-    QuantizePlan plan;
-    plan.target = require_quant_type(opts.type, "quantize").traits.id;
+    QuantizePlan plan = QuantizePlan::parse(opts.type);
     plan.pure = opts.pure;
     const auto in = gguf::File::open(opts.in);
     const auto report = quantize_model(in, opts.out, plan, [&](const std::string& line) {
@@ -41,7 +40,7 @@ void add_quantize_command(CLI::App& app) {
         "(output.weight stays at Q6_K precision unless --pure)");
     cmd->add_option("in", opts->in, "Input GGUF model")->required();
     cmd->add_option("out", opts->out, "Output GGUF file")->required();
-    cmd->add_option("type", opts->type, "Target type, e.g. Q4_0, Q4_K, Q8_0, F16")->required();
+    cmd->add_option("type", opts->type, "Target type (Q4_0, Q4_K, Q8_0, F16, ...) or llama.cpp's mix Q4_K_M / Q5_K_M")->required();
     cmd->add_flag("--pure", opts->pure, "Every 2-D weight in TYPE (no output.weight exception)");
     cmd->add_flag("-q,--quiet", opts->quiet, "No per-tensor lines");
     cmd->callback([opts] { run_quantize(*opts); });

@@ -117,6 +117,22 @@ TEST(Cli, QuantizeModel) {
     EXPECT_FALSE(fs::exists(out));
 }
 
+// The mixes choose every tensor's type as llama-quantize did for the conformance files.
+TEST(Cli, QuantizeMixesLikeLlamaCpp) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    for (const std::string mix : {"Q4_K_M", "Q5_K_M"}) {
+        const auto out = temp_path("tiny-" + mix + ".gguf");
+        auto r = run_cli("quantize -q " + (dir / "models/tiny-gqa-F32.gguf").string() + " " + out.string() + " " + mix);
+        ASSERT_EQ(r.exit_code, 0) << r.out;
+        const auto ours = gguf::File::open(out.string());
+        const auto ref = gguf::File::open((dir / ("models/tiny-gqa-" + mix + ".gguf")).string());
+        ASSERT_EQ(ours.tensors().size(), ref.tensors().size());
+        for (const auto& t : ref.tensors()) EXPECT_EQ(ours.tensor(t.name).type.id, t.type.id) << mix << " " << t.name;
+        EXPECT_EQ(ours.get_uint("general.file_type"), ref.get_uint("general.file_type")) << mix;
+        fs::remove(out);
+    }
+}
+
 TEST(Cli, Tokenize) {
     TESSERA_REQUIRE_CONFORMANCE(dir);
     const std::string stories = (dir / "models/stories260K-F32.gguf").string();
