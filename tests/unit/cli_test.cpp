@@ -1,5 +1,5 @@
 // End-to-end checks of the `tessera` binary: exit codes, stderr messages and
-// outputs of inspect / dequant / quantize.
+// outputs of inspect / dequant / quantize / make-model.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -131,6 +131,50 @@ TEST(Cli, QuantizeMixesLikeLlamaCpp) {
         EXPECT_EQ(ours.get_uint("general.file_type"), ref.get_uint("general.file_type")) << mix;
         fs::remove(out);
     }
+}
+
+TEST(Cli, MakeModelWritesALoadableLlama) {
+    const auto out = temp_path("synthetic.gguf");
+    auto r = run_cli("make-model -q --shape custom --n-vocab 600 --n-embd 256 --n-layer 8 --n-head 4 --n-head-kv 2 "
+                     "--n-ff 512 --n-ctx 256 --type Q4_K_M -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto f = gguf::File::open(out.string());
+    EXPECT_EQ(f.get_uint("llama.block_count"), 8u);
+    EXPECT_EQ(f.get_uint("llama.attention.head_count_kv"), 2u);
+    EXPECT_EQ(f.get_uint("general.file_type"), 15u);  // llama.cpp's MOSTLY_Q4_K_M
+    EXPECT_EQ(f.tensor("blk.0.attn_k.weight").ne, (std::vector<uint64_t>{256, 128}));
+    EXPECT_EQ(f.tensor("blk.0.ffn_down.weight").ne, (std::vector<uint64_t>{512, 256}));
+    EXPECT_EQ(f.tensor("output.weight").ne, (std::vector<uint64_t>{256, 600}));
+    // Q4_K_M: Q6_K for output and for attn_v/ffn_down of the first and last
+    // eighth (layers 0, 7) and every third layer in between (3, 6).
+    for (int l = 0; l < 8; ++l) {
+        const GgmlType want = l == 0 || l == 3 || l == 6 || l == 7 ? GgmlType::Q6_K : GgmlType::Q4_K;
+        EXPECT_EQ(f.tensor("blk." + std::to_string(l) + ".attn_v.weight").type.id, want) << l;
+        EXPECT_EQ(f.tensor("blk." + std::to_string(l) + ".ffn_down.weight").type.id, want) << l;
+        EXPECT_EQ(f.tensor("blk." + std::to_string(l) + ".attn_q.weight").type.id, GgmlType::Q4_K) << l;
+    }
+    EXPECT_EQ(f.tensor("output.weight").type.id, GgmlType::Q6_K);
+    EXPECT_EQ(f.get_array("tokenizer.ggml.tokens").items.size(), 600u);
+    // It runs, and the same seed gives the same bytes.
+    r = run_cli("run -m " + out.string() + " -p 'hello' -n 4 --temp 0", false);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    const auto again = temp_path("synthetic-again.gguf");
+    ASSERT_EQ(run_cli("make-model -q --shape custom --n-vocab 600 --n-embd 256 --n-layer 8 --n-head 4 --n-head-kv 2 "
+                      "--n-ff 512 --n-ctx 256 --type Q4_K_M -o " + again.string()).exit_code, 0);
+    const auto g = gguf::File::open(again.string());
+    const auto& a = f.tensor("blk.3.ffn_up.weight").data;
+    const auto& b = g.tensor("blk.3.ffn_up.weight").data;
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+    fs::remove(out);
+    fs::remove(again);
+
+    r = run_cli("make-model --shape llama-9b -o " + out.string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("tinyllama-1.1b"), std::string::npos) << r.out;
+    r = run_cli("make-model --shape custom --n-embd 100 --n-head 3 --n-layer 1 --n-ff 64 --n-ctx 8 --n-vocab 300 -o " + out.string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("multiple of n_head"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(Cli, Tokenize) {

@@ -1,0 +1,48 @@
+// Synthetic Llama models: random weights in the shape of a real model and a
+// generated SentencePiece-style vocabulary, so that anyone can benchmark
+// without downloading weights (`tessera make-model`). The files follow
+// llama.cpp's GGUF conventions (keys, tensor names, file type), so llama.cpp
+// loads the very same file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/quantize_model.hpp"
+
+namespace tessera::model {
+
+struct ModelShape {
+    std::string name;
+    int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0, n_ctx = 0;
+    float rope_base = 10000.0f, rms_eps = 1e-5f;
+
+    int64_t head_dim() const { return n_head > 0 ? n_embd / n_head : 0; }
+    // Throws an Error naming the first inconsistent field.
+    void check() const;
+    // Parameters of the weight matrices and embeddings (what the file stores, norms aside).
+    int64_t n_params() const;
+};
+
+// tinyllama-1.1b, llama-2-7b, llama-3-8b (their published hyperparameters;
+// llama-3-8b with a SentencePiece vocabulary of its 128256 tokens in place
+// of its BPE one).
+std::optional<ModelShape> preset_shape(std::string_view name);
+std::vector<std::string> preset_shape_names();
+
+struct SyntheticModel {
+    ModelShape shape;
+    QuantizePlan plan;  // weight types, as `tessera quantize` chooses them
+    uint64_t seed = 1;
+};
+
+// Writes the model to path; progress(done_bytes, total_bytes) after each tensor.
+// Returns the file's tensor bytes.
+uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& path,
+                               const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
+
+}  // namespace tessera::model

@@ -1,0 +1,83 @@
+// `tessera make-model`: a synthetic Llama model of a real model's shape.
+#include <cstdio>
+#include <memory>
+
+#include "models/synthetic_model.hpp"
+#include "support/error.hpp"
+#include "tools/commands.hpp"
+
+namespace tessera::cli {
+namespace {
+
+struct MakeModelOptions {
+    std::string shape, type = "Q4_0", out;
+    model::ModelShape custom;  // fields given on the command line (0: from the preset)
+    float rope_base = 0.0f;
+    uint64_t seed = 1;
+    bool quiet = false;
+};
+
+model::ModelShape resolve_shape(const MakeModelOptions& o) {
+    model::ModelShape s;
+    if (o.shape != "custom") {
+        const auto preset = model::preset_shape(o.shape);
+        if (!preset) {
+            std::string names;
+            for (const auto& n : model::preset_shape_names()) names += n + ", ";
+            throw Error("unknown shape '" + o.shape + "'; known: " + names + "or custom (with --n-* options)");
+        }
+        s = *preset;
+    } else {
+        s.name = "custom";
+    }
+    const model::ModelShape& c = o.custom;
+    for (auto [field, given] : {std::pair{&s.n_vocab, c.n_vocab}, {&s.n_embd, c.n_embd}, {&s.n_layer, c.n_layer},
+                                {&s.n_head, c.n_head}, {&s.n_head_kv, c.n_head_kv}, {&s.n_ff, c.n_ff},
+                                {&s.n_ctx, c.n_ctx}})
+        if (given != 0) *field = given;
+    if (o.rope_base > 0.0f) s.rope_base = o.rope_base;
+    if (o.shape == "custom" && s.n_head_kv == 0) s.n_head_kv = s.n_head;
+    s.check();
+    return s;
+}
+
+void run_make_model(const MakeModelOptions& o) {
+    model::SyntheticModel m{.shape = resolve_shape(o), .plan = QuantizePlan::parse(o.type), .seed = o.seed};
+    if (!o.quiet)
+        std::fprintf(stderr, "%s: %s, %.2f B parameters, %s\n", o.out.c_str(), m.shape.name.c_str(),
+                     double(m.shape.n_params()) / 1e9, m.plan.name().c_str());
+    int shown = -1;
+    const uint64_t bytes = model::write_synthetic_model(m, o.out, [&](uint64_t done, uint64_t total) {
+        const int percent = total > 0 ? int(100 * done / total) : 100;
+        if (o.quiet || percent == shown) return;
+        shown = percent;
+        std::fprintf(stderr, "\rwriting %s: %3d%% of %.1f MB", o.out.c_str(), percent, double(total) / 1e6);
+    });
+    if (!o.quiet) std::fprintf(stderr, "\n%s: %.1f MB of tensors\n", o.out.c_str(), double(bytes) / 1e6);
+}
+
+}  // namespace
+
+void add_make_model_command(CLI::App& app) {
+    auto o = std::make_shared<MakeModelOptions>();
+    auto* cmd = app.add_subcommand(
+        "make-model", "Write a Llama model with random weights in a real model's shape and a generated vocabulary "
+                      "(for benchmarks; llama.cpp loads it too)");
+    cmd->add_option("--shape", o->shape, "tinyllama-1.1b, llama-2-7b, llama-3-8b, or custom")->required();
+    cmd->add_option("--type", o->type, "Weight type (Q4_0, Q8_0, F16, ...) or mix (Q4_K_M, Q5_K_M)")
+        ->capture_default_str();
+    cmd->add_option("-o,--output", o->out, "Output GGUF file")->required();
+    cmd->add_option("--seed", o->seed, "Seed of the random weights")->capture_default_str();
+    cmd->add_option("--n-vocab", o->custom.n_vocab, "Vocabulary size (overrides the shape's)");
+    cmd->add_option("--n-embd", o->custom.n_embd, "Embedding width");
+    cmd->add_option("--n-layer", o->custom.n_layer, "Layers");
+    cmd->add_option("--n-head", o->custom.n_head, "Attention heads");
+    cmd->add_option("--n-head-kv", o->custom.n_head_kv, "Key/value heads (custom default: n_head)");
+    cmd->add_option("--n-ff", o->custom.n_ff, "Feed-forward width");
+    cmd->add_option("--n-ctx", o->custom.n_ctx, "Training context length");
+    cmd->add_option("--rope-base", o->rope_base, "Rope frequency base");
+    cmd->add_flag("-q,--quiet", o->quiet, "No progress");
+    cmd->callback([o] { run_make_model(*o); });
+}
+
+}  // namespace tessera::cli
