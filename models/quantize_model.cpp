@@ -74,6 +74,14 @@ void convert_rows(const gguf::TensorInfo& t, const QuantTypeEntry& from, const Q
 
 }  // namespace
 
+std::string file_type_name(uint32_t file_type) {
+    for (const Mix& mix : kMixes)
+        if (mix.file_type == file_type) return std::string(mix.name);
+    for (const auto& e : enabled_quant_types())
+        if (file_type_of(e.traits.id) == file_type) return std::string(e.traits.name);
+    return "ftype " + std::to_string(file_type);
+}
+
 QuantizePlan QuantizePlan::parse(const std::string& name) {
     QuantizePlan plan;
     for (const Mix& mix : kMixes)

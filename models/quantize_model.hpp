@@ -47,6 +47,9 @@ struct QuantizeReport {
 GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
                             const QuantizePlan& plan, int64_t n_layer);
 
+// The name of a llama.cpp general.file_type value ("Q4_0", "Q4_K_M", ...), or "ftype N".
+std::string file_type_name(uint32_t file_type);
+
 // Writes `out_path`; `log` receives one line per tensor (may be null).
 QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path, const QuantizePlan& plan,
                               const std::function<void(const std::string&)>& log);

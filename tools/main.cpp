@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     tessera::cli::add_compare_command(app);
     tessera::cli::add_tokenize_command(app);
     tessera::cli::add_make_model_command(app);
+    tessera::cli::add_bench_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -177,6 +177,48 @@ TEST(Cli, MakeModelWritesALoadableLlama) {
     EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(Cli, BenchReportsLlamaBenchFields) {
+    const auto model = temp_path("bench-model.gguf");
+    ASSERT_EQ(run_cli("make-model -q --shape custom --n-vocab 400 --n-embd 64 --n-layer 2 --n-head 4 --n-ff 128 "
+                      "--n-ctx 64 --type Q8_0 -o " + model.string()).exit_code, 0);
+    auto r = run_cli("bench -m " + model.string() + " -p 16 -n 4 -r 3 -t 2 -o json", false);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto runs = nlohmann::json::parse(r.out);
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0]["n_prompt"], 16);
+    EXPECT_EQ(runs[0]["n_gen"], 0);
+    EXPECT_EQ(runs[1]["n_prompt"], 0);
+    EXPECT_EQ(runs[1]["n_gen"], 4);
+    for (const auto& run : runs) {
+        EXPECT_EQ(run["n_threads"], 2);
+        EXPECT_EQ(run["model_type"], "llama 0M Q8_0");
+        EXPECT_EQ(run["samples_ts"].size(), 3u);
+        EXPECT_GT(run["avg_ts"].get<double>(), 0.0);
+        // avg_ts is the mean of the per-repetition rates, each tokens / seconds.
+        double sum = 0;
+        for (size_t i = 0; i < 3; ++i) {
+            const double tokens = run["n_prompt"].get<double>() + run["n_gen"].get<double>();
+            EXPECT_NEAR(run["samples_ts"][i].get<double>(), tokens / (run["samples_ns"][i].get<double>() * 1e-9), 1e-6 * tokens * 1e9);
+            sum += run["samples_ts"][i].get<double>();
+        }
+        EXPECT_NEAR(run["avg_ts"].get<double>(), sum / 3, 1e-9 * sum);
+        EXPECT_EQ(run["model_size"].get<uint64_t>() > 0, true);
+    }
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 0 -r 1", false);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("| llama 0M Q8_0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("pp8"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("tg"), std::string::npos) << r.out;
+
+    r = run_cli("bench -m " + model.string() + " -p 8 --backend vulkan");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("only the cpu backend"), std::string::npos) << r.out;
+    r = run_cli("bench -m " + model.string() + " -p 100 -n 0");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("context"), std::string::npos) << r.out;
+    fs::remove(model);
+}
+
 TEST(Cli, Tokenize) {
     TESSERA_REQUIRE_CONFORMANCE(dir);
     const std::string stories = (dir / "models/stories260K-F32.gguf").string();

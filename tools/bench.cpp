@@ -1,0 +1,210 @@
+// `tessera bench -m MODEL [-p 512] [-n 128] [-r 5] [-t THREADS] [-o md|json|csv]`:
+// prompt processing (pp: -p tokens in one pass from an empty context) and
+// generation (tg: -n tokens one at a time from an empty context), tok/s as
+// mean and standard deviation over -r repetitions after one warm-up run.
+// The table follows llama-bench's layout and the JSON its field names, so
+// that results of the two can be read side by side.
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "models/quantize_model.hpp"
+#include "support/error.hpp"
+#include "tessera/build_commit.hpp"
+#include "tools/commands.hpp"
+#include "tools/model_input.hpp"
+
+namespace tessera::cli {
+namespace {
+
+struct BenchOptions {
+    ModelInput in;
+    int n_prompt = 512, n_gen = 128, reps = 5;
+    std::string backend = "cpu", output = "md";
+};
+
+struct TestResult {
+    std::string name;  // "pp512", "tg128"
+    int n_prompt = 0, n_gen = 0;
+    std::vector<double> seconds;
+
+    int tokens() const { return n_prompt + n_gen; }
+    std::vector<double> rates() const {
+        std::vector<double> r;
+        for (double s : seconds) r.push_back(double(tokens()) / s);
+        return r;
+    }
+};
+
+double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()); }
+double stddev(const std::vector<double>& v) {
+    if (v.size() < 2) return 0.0;
+    const double m = mean(v);
+    double sum = 0.0;
+    for (double x : v) sum += (x - m) * (x - m);
+    return std::sqrt(sum / double(v.size() - 1));
+}
+
+// Token ids for the benchmark: BOS, then a fixed spread over the vocabulary.
+std::vector<int32_t> bench_tokens(int n, int64_t n_vocab, int32_t bos) {
+    std::vector<int32_t> t(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) t[size_t(i)] = i == 0 && bos >= 0 ? bos : int32_t(3 + (int64_t(i) * 7919) % (n_vocab - 3));
+    return t;
+}
+
+double time_pass(model::Session& session, const std::vector<int32_t>& prompt, int n_gen) {
+    session.reset();
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!prompt.empty()) session.eval(prompt);
+    for (int i = 0; i < n_gen; ++i) session.eval(std::vector<int32_t>{prompt.empty() && i == 0 ? 1 : 3 + i});
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string cpu_name() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
+    return "unknown";
+}
+
+struct ModelFacts {
+    std::string filename, type;  // type as llama-bench writes model_type, e.g. "llama 1.1B Q4_0"
+    uint64_t size = 0, n_params = 0;
+};
+
+ModelFacts model_facts(const model::Model& m, const std::string& path) {
+    ModelFacts f{.filename = path};
+    for (const auto& t : m.file().tensors()) {
+        f.size += t.data.size();
+        f.n_params += std::accumulate(t.ne.begin(), t.ne.end(), uint64_t{1}, std::multiplies<>());
+    }
+    const auto ftype = m.file().find("general.file_type");
+    std::string type_name = ftype ? file_type_name(uint32_t(ftype->as_uint().value_or(~0u))) : "?";
+    char size_label[32];
+    if (f.n_params >= 1'000'000'000)
+        std::snprintf(size_label, sizeof size_label, "%.1fB", double(f.n_params) / 1e9);
+    else
+        std::snprintf(size_label, sizeof size_label, "%.0fM", double(f.n_params) / 1e6);
+    f.type = std::string(m.architecture().name) + " " + size_label + " " + type_name;
+    return f;
+}
+
+void print_markdown(const ModelFacts& f, int threads, const std::vector<TestResult>& results) {
+    std::printf("| model                          |       size |     params | backend    | threads |          test |                  t/s |\n");
+    std::printf("| ------------------------------ | ---------: | ---------: | ---------- | ------: | ------------: | -------------------: |\n");
+    for (const auto& r : results) {
+        char size[32], params[32], ts[48];
+        std::snprintf(size, sizeof size, "%.2f MiB", double(f.size) / (1 << 20));
+        std::snprintf(params, sizeof params, "%.2f B", double(f.n_params) / 1e9);
+        std::snprintf(ts, sizeof ts, "%.2f ± %.2f", mean(r.rates()), stddev(r.rates()));
+        std::printf("| %-30s | %10s | %10s | %-10s | %7d | %13s | %20s |\n", f.type.c_str(), size, params, "CPU", threads,
+                    r.name.c_str(), ts);
+    }
+    std::printf("\nbuild: %s\n", TESSERA_BUILD_COMMIT);
+}
+
+nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, const TestResult& r) {
+    std::vector<double> ns;
+    for (double s : r.seconds) ns.push_back(s * 1e9);
+    char now[32];
+    const std::time_t t = std::time(nullptr);
+    std::strftime(now, sizeof now, "%FT%TZ", std::gmtime(&t));
+    return {{"build_commit", TESSERA_BUILD_COMMIT},
+            {"cpu_info", cpu_name()},
+            {"backends", "CPU"},
+            {"model_filename", f.filename},
+            {"model_type", f.type},
+            {"model_size", f.size},
+            {"model_n_params", f.n_params},
+            {"n_batch", o.in.batch},
+            {"n_threads", threads},
+            {"type_k", o.in.kv_type},
+            {"type_v", o.in.kv_type},
+            {"activations", o.in.activations},
+            {"n_prompt", r.n_prompt},
+            {"n_gen", r.n_gen},
+            {"test_time", now},
+            {"avg_ns", uint64_t(mean(ns))},
+            {"stddev_ns", uint64_t(stddev(ns))},
+            {"avg_ts", mean(r.rates())},
+            {"stddev_ts", stddev(r.rates())},
+            {"samples_ns", ns},
+            {"samples_ts", r.rates()}};
+}
+
+void run_bench(const BenchOptions& o) {
+    if (o.backend != "cpu") throw Error("--backend " + o.backend + ": this build has only the cpu backend");
+    if (o.reps < 1) throw Error("-r must be at least 1");
+    if (o.n_prompt < 0 || o.n_gen < 0 || o.n_prompt + o.n_gen == 0) throw Error("-p and -n must be >= 0, not both 0");
+    const auto m = open_model(o.in);
+    model::SessionOptions options = session_options(o.in);
+    options.n_ctx = std::max<int64_t>(options.n_ctx, std::max(o.n_prompt, o.n_gen));
+    options.batch = std::max<int64_t>(options.batch, o.n_prompt);
+    model::Session session(*m, options);
+    if (std::max(o.n_prompt, o.n_gen) > session.n_ctx())
+        throw Error("the test needs " + std::to_string(std::max(o.n_prompt, o.n_gen)) +
+                    " positions but the model's context is " + std::to_string(session.n_ctx()));
+    const int threads = o.in.threads > 0 ? o.in.threads : omp_get_max_threads();
+    const int32_t bos = int32_t(m->file().get_uint("tokenizer.ggml.bos_token_id", 1));
+
+    std::vector<TestResult> results;
+    if (o.n_prompt > 0) results.push_back({.name = "pp" + std::to_string(o.n_prompt), .n_prompt = o.n_prompt});
+    if (o.n_gen > 0) results.push_back({.name = "tg" + std::to_string(o.n_gen), .n_gen = o.n_gen});
+    for (TestResult& r : results) {
+        const std::vector<int32_t> prompt = bench_tokens(r.n_prompt, m->hparams().n_vocab, bos);
+        time_pass(session, prompt, r.n_gen);  // warm-up
+        for (int rep = 0; rep < o.reps; ++rep) {
+            r.seconds.push_back(time_pass(session, prompt, r.n_gen));
+            std::fprintf(stderr, "\r%s: %d/%d", r.name.c_str(), rep + 1, o.reps);
+        }
+        std::fprintf(stderr, "\n");
+        std::fflush(stderr);
+    }
+
+    const ModelFacts facts = model_facts(*m, o.in.model);
+    if (o.output == "md") {
+        print_markdown(facts, threads, results);
+    } else if (o.output == "json") {
+        nlohmann::json all = nlohmann::json::array();
+        for (const auto& r : results) all.push_back(to_json(o, facts, threads, r));
+        std::printf("%s\n", all.dump(2).c_str());
+    } else {
+        const char* fields[] = {"build_commit", "model_filename", "model_type", "model_size", "model_n_params", "n_threads",
+                                "type_k", "activations", "n_prompt", "n_gen", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts"};
+        for (size_t i = 0; i < std::size(fields); ++i) std::printf("%s%s", i ? "," : "", fields[i]);
+        std::printf("\n");
+        for (const auto& r : results) {
+            const nlohmann::json j = to_json(o, facts, threads, r);
+            for (size_t i = 0; i < std::size(fields); ++i) {
+                const auto& v = j[fields[i]];
+                std::printf("%s%s", i ? "," : "", v.is_string() ? ("\"" + v.get<std::string>() + "\"").c_str() : v.dump().c_str());
+            }
+            std::printf("\n");
+        }
+    }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+    auto o = std::make_shared<BenchOptions>();
+    auto* cmd = app.add_subcommand("bench", "Prompt-processing and generation speed (tok/s), llama-bench style");
+    add_model_options(*cmd, o->in);
+    cmd->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens, processed in one pass (0: skip)")->capture_default_str();
+    cmd->add_option("-n,--n-gen", o->n_gen, "Generated tokens, one pass each (0: skip)")->capture_default_str();
+    cmd->add_option("-r,--repetitions", o->reps, "Timed repetitions of each test")->capture_default_str();
+    cmd->add_option("--backend", o->backend, "cpu")->capture_default_str();
+    cmd->add_option("-o,--output", o->output, "md, json or csv")
+        ->check(CLI::IsMember({"md", "json", "csv"}))
+        ->capture_default_str();
+    cmd->callback([o] { run_bench(*o); });
+}
+
+}  // namespace tessera::cli
