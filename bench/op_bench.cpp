@@ -1,0 +1,226 @@
+// Every op of the graph at the layer shapes of real models, run through the
+// executor's CPU backend (a graph of one op node; inputs filled once):
+//   BM_Op/<op>/<model>/tokens:<T>             rms_norm mul add rope swiglu softmax set_rows attention
+//   BM_Op/get_rows/<type>/<model>/tokens:<T>
+//   BM_Op/matmul/<type>/<matrix>/<model>/tokens:<T>   matrix: attn_q attn_k ffn_up ffn_down output
+// model: tinyllama-1.1b, llama-2-7b, llama-3-8b; T: 1, 32, 128, 512. Attention
+// and softmax look at a context of 512 positions (the T queries at its end).
+// Counters from the op's declared cost (OpDef::cost): GFLOP/s, GB/s and
+// of_roofline (roofline.hpp). At T = 1 the matmul weights rotate through
+// copies totalling >= 256 MiB, so that each run reads them from DRAM as token
+// generation does. Matmuls use the default 16-bit activations (`/q8`: llama.cpp's 8-bit).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+
+#include "bench/roofline.hpp"
+#include "bench/stream_read.hpp"
+#include "graph/cpu_backend.hpp"
+#include "graph/executor.hpp"
+#include "kernels/cpu/matmul.hpp"
+#include "kernels/quant/registry.hpp"
+#include "models/synthetic_model.hpp"
+#include "ops/ops.hpp"
+
+namespace tessera::bench {
+namespace {
+
+using model::ModelShape;
+constexpr int64_t kContext = 512;
+
+// Storage the graph borrows (weights, caches), kept alive with it.
+struct OpGraph {
+    Graph graph;
+    Tensor* out = nullptr;
+    std::vector<std::vector<uint8_t>> buffers;
+    // For T = 1 matmuls: the weight, whose data moves through `copies`
+    // copies of rotating_bytes at rotating_base, one per run.
+    Tensor* rotating = nullptr;
+    uint8_t* rotating_base = nullptr;
+    size_t rotating_bytes = 0, copies = 1;
+
+    void* own(size_t bytes) {
+        buffers.emplace_back(bytes + 64);
+        auto p = reinterpret_cast<uintptr_t>(buffers.back().data());
+        return reinterpret_cast<void*>((p + 63) / 64 * 64);
+    }
+};
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist;
+    std::vector<float> v(n);
+    for (auto& x : v) x = dist(rng);
+    return v;
+}
+
+// rows x row_elems of `type`: 64 distinct random rows, repeated (quantizing
+// billions of values would dominate the set-up).
+uint8_t* weight_data(OpGraph& og, GgmlType type, int64_t row_elems, int64_t rows, size_t copies = 1) {
+    const QuantTypeEntry& e = *find_quant_type(type);
+    const size_t row_bytes = e.row_bytes(row_elems), bytes = row_bytes * size_t(rows);
+    auto* data = static_cast<uint8_t*>(og.own(bytes * copies));
+    const int64_t distinct = std::min<int64_t>(rows, 64);
+    const std::vector<float> values = random_floats(size_t(distinct * row_elems), 1);
+    e.quantize(values.data(), data, distinct * row_elems);
+    for (int64_t r = distinct; r < rows; ++r) std::memcpy(data + size_t(r) * row_bytes, data + size_t(r % distinct) * row_bytes, row_bytes);
+    for (size_t c = 1; c < copies; ++c) std::memcpy(data + c * bytes, data, bytes);
+    return data;
+}
+
+Tensor* positions(Graph& g, int64_t t) { return g.input("positions", GgmlType::I32, {t, 1, 1, 1}); }
+
+using Build = std::function<void(OpGraph&, const ModelShape&, int64_t)>;
+
+// The leaves of type Input that `t` depends on.
+void collect_inputs(Tensor* t, std::vector<Tensor*>& out) {
+    if (t->leaf == LeafKind::Input && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    for (Tensor* s : t->src) collect_inputs(s, out);
+}
+
+void run_op(benchmark::State& state, const ModelShape& shape, const Build& build) {
+    const int64_t T = state.range(0);
+    OpGraph og;
+    build(og, shape, T);
+    Executor exec(og.graph, {og.out}, {.backends = {std::make_shared<CpuBackend>(bench_threads())}});
+    // Inputs: F32 values, I32 token ids and positions (the T queries end the context).
+    std::vector<Tensor*> inputs;
+    collect_inputs(og.out, inputs);
+    for (Tensor* t : inputs) {
+        if (t->type == GgmlType::F32) {
+            const auto v = random_floats(size_t(t->nelements()), 3);
+            std::memcpy(t->data, v.data(), v.size() * 4);
+        } else {
+            auto* ids = static_cast<int32_t*>(t->data);
+            for (int64_t i = 0; i < t->nelements(); ++i)
+                ids[i] = t->name == "positions" ? int32_t(kContext - T + i) : int32_t((i * 7919) % shape.n_vocab);
+        }
+    }
+    size_t copy = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (auto _ : state) {
+        if (og.rotating) {
+            og.rotating->data = og.rotating_base + copy * og.rotating_bytes;
+            copy = copy + 1 == og.copies ? 0 : copy + 1;
+        }
+        exec.run();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const OpCost cost = og.out->op->cost(*og.out);
+    const double runs = double(state.iterations());
+    state.counters["flops"] = cost.flops;
+    state.counters["bytes"] = cost.bytes;
+    state.counters["GFLOP/s"] = cost.flops * runs / seconds / 1e9;
+    state.counters["GB/s"] = cost.bytes * runs / seconds / 1e9;
+    state.counters["of_roofline"] = roofline_seconds(cost.flops, cost.bytes) * runs / seconds;
+}
+
+// The layer matrices of a shape: name, k (row length), n (rows).
+struct Matrix {
+    const char* name;
+    int64_t k, n;
+};
+std::vector<Matrix> matrices(const ModelShape& s) {
+    const int64_t kv = s.n_head_kv * s.head_dim();
+    return {{"attn_q", s.n_embd, s.n_embd},
+            {"attn_k", s.n_embd, kv},
+            {"ffn_up", s.n_embd, s.n_ff},
+            {"ffn_down", s.n_ff, s.n_embd},
+            {"output", s.n_embd, s.n_vocab}};
+}
+
+void register_op(const std::string& name, const ModelShape& shape, Build build) {
+    benchmark::RegisterBenchmark(("BM_Op/" + name + "/" + shape.name).c_str(),
+                                 [shape, build](benchmark::State& st) { run_op(st, shape, build); })
+        ->ArgName("tokens")
+        ->Arg(1)
+        ->Arg(32)
+        ->Arg(128)
+        ->Arg(512)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(0.2);
+}
+
+const int registered = [] {
+    for (const std::string& model_name : model::preset_shape_names()) {
+        const ModelShape s = *model::preset_shape(model_name);
+        const int64_t hd = s.head_dim();
+        const float eps = s.rms_eps;
+        register_op("rms_norm", s, [eps](OpGraph& og, const ModelShape& s, int64_t t) {
+            og.out = rms_norm(og.graph.input("x", GgmlType::F32, {s.n_embd, t, 1, 1}), eps);
+        });
+        register_op("mul", s, [](OpGraph& og, const ModelShape& s, int64_t t) {
+            Graph& g = og.graph;
+            og.out = mul(g.input("x", GgmlType::F32, {s.n_embd, t, 1, 1}), g.input("w", GgmlType::F32, {s.n_embd, 1, 1, 1}));
+        });
+        register_op("add", s, [](OpGraph& og, const ModelShape& s, int64_t t) {
+            Graph& g = og.graph;
+            og.out = add(g.input("a", GgmlType::F32, {s.n_embd, t, 1, 1}), g.input("b", GgmlType::F32, {s.n_embd, t, 1, 1}));
+        });
+        register_op("rope", s, [hd](OpGraph& og, const ModelShape& s, int64_t t) {
+            Graph& g = og.graph;
+            og.out = rope(g.input("q", GgmlType::F32, {hd, s.n_head, t, 1}), positions(g, t),
+                          RopeParams{.n_rot = int(hd), .freq_base = s.rope_base, .freq_scale = 1.0f, .mode = cpu::RopeMode::Normal});
+        });
+        register_op("swiglu", s, [](OpGraph& og, const ModelShape& s, int64_t t) {
+            Graph& g = og.graph;
+            og.out = swiglu(g.input("gate", GgmlType::F32, {s.n_ff, t, 1, 1}), g.input("up", GgmlType::F32, {s.n_ff, t, 1, 1}));
+        });
+        register_op("softmax", s, [hd](OpGraph& og, const ModelShape& s, int64_t t) {
+            // Attention scores of one head: T queries over the context, causal.
+            Graph& g = og.graph;
+            og.out = softmax(g.input("scores", GgmlType::F32, {kContext, t, 1, 1}), 1.0f / std::sqrt(float(hd)),
+                             positions(g, t));
+        });
+        register_op("set_rows", s, [hd](OpGraph& og, const ModelShape& s, int64_t t) {
+            Graph& g = og.graph;
+            void* cache = og.own(size_t(2 * hd * kContext * s.n_head_kv));
+            Tensor* dst = g.external("k_cache", GgmlType::F16, {hd, kContext, s.n_head_kv, 1}, cache);
+            og.out = set_rows(dst, g.input("k", GgmlType::F32, {hd, t, s.n_head_kv, 1}), positions(g, t));
+        });
+        register_op("attention", s, [hd](OpGraph& og, const ModelShape& s, int64_t t) {
+            Graph& g = og.graph;
+            const Shape kv{hd, kContext, s.n_head_kv, 1};
+            Tensor* k = g.weight("k", GgmlType::F16, kv, weight_data(og, GgmlType::F16, hd, kContext * s.n_head_kv));
+            Tensor* v = g.weight("v", GgmlType::F16, kv, weight_data(og, GgmlType::F16, hd, kContext * s.n_head_kv));
+            og.out = attention(g.input("q", GgmlType::F32, {hd, s.n_head, t, 1}), k, v, positions(g, t),
+                               1.0f / std::sqrt(float(hd)));
+        });
+        for (const QuantTypeEntry& e : enabled_quant_types()) {
+            const GgmlType type = e.traits.id;
+            if (!cpu::matmul_supports(type)) continue;
+            const std::string tname(e.traits.name);
+            register_op("get_rows/" + tname, s, [type](OpGraph& og, const ModelShape& s, int64_t t) {
+                Graph& g = og.graph;
+                Tensor* table = g.weight("token_embd", type, {s.n_embd, s.n_vocab, 1, 1},
+                                         weight_data(og, type, s.n_embd, s.n_vocab));
+                og.out = get_rows(table, g.input("ids", GgmlType::I32, {t, 1, 1, 1}));
+            });
+            for (const Matrix& m : matrices(s))
+                for (const ActivationPrecision act : {ActivationPrecision::Q16, ActivationPrecision::Q8}) {
+                    const std::string suffix = act == ActivationPrecision::Q8 ? "/q8" : "";
+                    register_op("matmul/" + tname + suffix + "/" + m.name, s,
+                                [type, m, act](OpGraph& og, const ModelShape&, int64_t t) {
+                                    const size_t bytes = find_quant_type(type)->row_bytes(m.k) * size_t(m.n);
+                                    og.copies = t == 1 ? std::max<size_t>(1, (size_t(256) << 20) / bytes + 1) : 1;
+                                    og.rotating_base = weight_data(og, type, m.k, m.n, og.copies);
+                                    og.rotating_bytes = bytes;
+                                    Tensor* w = og.graph.weight(m.name, type, {m.k, m.n, 1, 1}, og.rotating_base);
+                                    og.rotating = og.copies > 1 ? w : nullptr;
+                                    og.out = matmul(w, og.graph.input("x", GgmlType::F32, {m.k, t, 1, 1}), act);
+                                });
+                }
+        }
+    }
+    return 0;
+}();
+
+}  // namespace
+}  // namespace tessera::bench

@@ -1,0 +1,59 @@
+#include "bench/roofline.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <xsimd/xsimd.hpp>
+
+#include "bench/stream_read.hpp"
+
+namespace tessera::bench {
+namespace {
+
+// kChains independent FMA chains hide the FMA latency.
+constexpr int kChains = 12;
+
+float fma_chains(int64_t iterations) {
+    using Batch = xsimd::batch<float>;
+    Batch acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = Batch(float(c));
+    const Batch a(0.999999f), b(1e-7f);
+    for (int64_t i = 0; i < iterations; ++i)
+        for (int c = 0; c < kChains; ++c) acc[c] = xsimd::fma(acc[c], a, b);
+    Batch total(0.0f);
+    for (int c = 0; c < kChains; ++c) total += acc[c];
+    return xsimd::hadd(total);
+}
+
+}  // namespace
+
+double fma_peak_flops_per_second() {
+    static const double measured = [] {
+        constexpr int64_t kIterations = 1 << 22;
+        double best = 0.0;
+        for (int rep = 0; rep < 5; ++rep) {
+            float sink = 0.0f;
+            const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(bench_threads())
+            {
+                const float s = fma_chains(kIterations);
+#pragma omp atomic
+                sink += s;
+            }
+            asm volatile("" : : "r"(sink));
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const double flops = 2.0 * xsimd::batch<float>::size * kChains * double(kIterations) * bench_threads();
+            best = std::max(best, flops / seconds);
+        }
+        return best;
+    }();
+    return measured;
+}
+
+double roofline_seconds(double flops, double bytes) {
+    return std::max(flops / fma_peak_flops_per_second(), bytes / stream_read_bytes_per_second());
+}
+
+}  // namespace tessera::bench
