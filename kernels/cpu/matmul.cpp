@@ -24,8 +24,10 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecisi
                             std::string(T::name) + "'s block size " + std::to_string(T::block_elems) +
                             " (m = " + std::to_string(m) + ")");
             using matmul_detail::ActivationLayout;
-            bytes = size_t(m) * (activations == ActivationPrecision::Q16 ? ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes
-                                                                  : ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes);
+            if (activations == ActivationPrecision::Q8)
+                bytes = size_t(m) * ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes;
+            else if (m == 1)  // several tokens read x as it is (packed_gemm.hpp)
+                bytes = ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
         }
     });
     if (!found) {

@@ -43,7 +43,8 @@ void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team);
 // Scalar references. exact: dequantized W times the F32 x, summed in double.
 // dot_type: llama.cpp's arithmetic: x rows converted to the dot type (the
 // activation quantizer for Q8_0/Q8_1/Q8_K), then the type's reference dot.
-// q16: x rows rounded like ActivationPrecision::Q16, then the exact product.
+// q16: x rows rounded like ActivationPrecision::Q16 (one token of quantized
+// weights; otherwise unrounded), then the exact product.
 void matmul_reference_exact(const MatmulArgs& a);
 void matmul_reference_dot_type(const MatmulArgs& a);
 void matmul_reference_q16(const MatmulArgs& a);

@@ -1,6 +1,8 @@
 // The one matmul driver for every weight type and arch: the team converts the
 // activations (activations.hpp), then each thread takes a range of weight
-// rows, streamed for one token (stream.hpp) or tiled for several (tiled.hpp).
+// rows, streamed for one token (stream.hpp) or tiled for several (tiled.hpp);
+// several tokens with 16-bit precision skip the conversion and run the F32
+// GEMM on dequantized panels (packed_gemm.hpp).
 // Internal linkage: see unpack.hpp.
 #pragma once
 
@@ -8,6 +10,7 @@
 
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul/activations.hpp"
+#include "kernels/cpu/matmul/packed_gemm.hpp"
 #include "kernels/cpu/matmul/stream.hpp"
 #include "kernels/cpu/matmul/tiled.hpp"
 #include "tessera/enabled_quant_types.hpp"
@@ -17,6 +20,13 @@ namespace {
 
 template <class Arch, class T, ActivationPrecision A>
 void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
+    if constexpr (A == ActivationPrecision::Q16) {
+        if (args.m > 1) {  // unrounded activations: no conversion, no barrier
+            const auto [j_begin, j_end] = team.split(args.n, PackedGemm<Arch, T>::kPanelRows);
+            PackedGemm<Arch, T>::run(args, j_begin, j_end);
+            return;
+        }
+    }
     const ActivationLayout<T, A> layout(args.k);
     auto* act = static_cast<uint8_t*>(work);
     convert_activations(layout, args, act, team);

@@ -1,0 +1,148 @@
+// The several-token path with unrounded activations (ActivationPrecision::Q16,
+// m > 1): weights dequantized by their type's own definition into packed
+// panels, then an F32 GEMM with a register tile, the activations read as they
+// are (no conversion, no work buffer).
+//
+// A panel is kPanelRows consecutive weight rows over kDepth values of k,
+// stored k-major (panel[k][row]), so that one k step loads two vectors of
+// rows and broadcasts one activation per token: a tile of 2 vectors x
+// kTileTokens tokens keeps 12 accumulators in registers and needs 8 loads per
+// 12 FMAs. The panel (32 KiB with AVX-512) is reused by every token of the
+// call; a thread's rows are its own, so threads share nothing.
+// Internal linkage: see unpack.hpp.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/cpu/matmul.hpp"
+#include "kernels/simd/archs.hpp"
+
+namespace tessera::cpu::matmul_detail {
+namespace {
+
+// Float vectors of the arch (xsimd), or plain arrays for the scalar fallback.
+template <class Arch>
+struct F32Lanes {
+    using V = xsimd::batch<float, Arch>;
+    static constexpr int W = int(V::size);
+    static V zero() { return V(0.0f); }
+    static V load(const float* p) { return V::load_aligned(p); }
+    static V loadu(const float* p) { return V::load_unaligned(p); }
+    static void storeu(const V& v, float* p) { v.store_unaligned(p); }
+    static V fma(const V& a, float b, const V& c) { return xsimd::fma(a, V(b), c); }
+    static V add(const V& a, const V& b) { return a + b; }
+};
+
+template <>
+struct F32Lanes<simd::Scalar> {
+    static constexpr int W = 8;
+    struct V {
+        float v[W];
+    };
+    static V zero() { return {}; }
+    static V load(const float* p) { return loadu(p); }
+    static V loadu(const float* p) {
+        V r;
+        std::copy(p, p + W, r.v);
+        return r;
+    }
+    static void storeu(const V& v, float* p) { std::copy(v.v, v.v + W, p); }
+    static V fma(const V& a, float b, V c) {
+        for (int l = 0; l < W; ++l) c.v[l] += a.v[l] * b;
+        return c;
+    }
+    static V add(V a, const V& b) {
+        for (int l = 0; l < W; ++l) a.v[l] += b.v[l];
+        return a;
+    }
+};
+
+template <class Arch, class T>
+struct PackedGemm {
+    using L = F32Lanes<Arch>;
+    using V = typename L::V;
+    using Block = typename T::Block;
+    static constexpr int kPanelRows = 2 * L::W;
+    static constexpr int kTileTokens = 6;
+    static constexpr int64_t kDepth = 256;  // a multiple of every type's block
+    static_assert(kDepth % T::block_elems == 0);
+
+    struct Panel {
+        alignas(64) float w[kDepth][kPanelRows];
+    };
+
+    // Rows [j0, j0 + rows) over k values [k0, k0 + depth) into the panel
+    // (rows past `rows` are zero).
+    static void pack(const MatmulArgs& a, int64_t j0, int rows, int64_t k0, int64_t depth, Panel& p) {
+        alignas(64) float values[kDepth];
+        for (int r = 0; r < kPanelRows; ++r) {
+            if (r < rows) {
+                const auto* row = reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride);
+                for (int64_t b = 0; b < depth / T::block_elems; ++b)
+                    T::dequantize(row[k0 / T::block_elems + b], values + b * T::block_elems);
+            } else {
+                std::fill(values, values + depth, 0.0f);
+            }
+            for (int64_t k = 0; k < depth; ++k) p.w[k][r] = values[k];
+        }
+    }
+
+    // y[t][j0 ..] (+)= the panel's rows times tokens t0 .. t0 + TT - 1 over depth values from k0.
+    template <int TT>
+    static void tile(const MatmulArgs& a, const Panel& p, int64_t depth, int64_t k0, int64_t t0, int64_t j0, int rows,
+                     bool accumulate) {
+        const float* x[TT];
+        for (int t = 0; t < TT; ++t)
+            x[t] = reinterpret_cast<const float*>(reinterpret_cast<const char*>(a.x) + (t0 + t) * a.x_stride) + k0;
+        V acc[TT][2];
+        for (auto& pair : acc) pair[0] = pair[1] = L::zero();
+        for (int64_t k = 0; k < depth; ++k) {
+            const V w0 = L::load(p.w[k]), w1 = L::load(p.w[k] + L::W);
+            for (int t = 0; t < TT; ++t) {
+                acc[t][0] = L::fma(w0, x[t][k], acc[t][0]);
+                acc[t][1] = L::fma(w1, x[t][k], acc[t][1]);
+            }
+        }
+        for (int t = 0; t < TT; ++t) {
+            float* y = reinterpret_cast<float*>(reinterpret_cast<char*>(a.y) + (t0 + t) * a.y_stride) + j0;
+            if (rows == kPanelRows) {
+                for (int h = 0; h < 2; ++h)
+                    L::storeu(accumulate ? L::add(acc[t][h], L::loadu(y + h * L::W)) : acc[t][h], y + h * L::W);
+            } else {
+                alignas(64) float out[kPanelRows];
+                L::storeu(acc[t][0], out);
+                L::storeu(acc[t][1], out + L::W);
+                for (int r = 0; r < rows; ++r) y[r] = accumulate ? y[r] + out[r] : out[r];
+            }
+        }
+    }
+
+    // Rows [j_begin, j_end) for all a.m tokens.
+    static void run(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
+        alignas(64) Panel panel;
+        for (int64_t j0 = j_begin; j0 < j_end; j0 += kPanelRows) {
+            const int rows = int(std::min<int64_t>(kPanelRows, j_end - j0));
+            for (int64_t k0 = 0; k0 < a.k; k0 += kDepth) {
+                const int64_t depth = std::min(kDepth, a.k - k0);
+                pack(a, j0, rows, k0, depth, panel);
+                int64_t t0 = 0;
+                for (; t0 + kTileTokens <= a.m; t0 += kTileTokens)
+                    tile<kTileTokens>(a, panel, depth, k0, t0, j0, rows, k0 > 0);
+                const auto rest = [&]<int TT>() { tile<TT>(a, panel, depth, k0, t0, j0, rows, k0 > 0); };
+                switch (a.m - t0) {
+                    case 1: rest.template operator()<1>(); break;
+                    case 2: rest.template operator()<2>(); break;
+                    case 3: rest.template operator()<3>(); break;
+                    case 4: rest.template operator()<4>(); break;
+                    case 5: rest.template operator()<5>(); break;
+                    default: break;
+                }
+            }
+        }
+    }
+};
+
+}  // namespace
+}  // namespace tessera::cpu::matmul_detail
