@@ -16,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/random_values.hpp"
 #include "bench/stream_read.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/quant/registry.hpp"
@@ -30,14 +31,6 @@ using Buffer = std::unique_ptr<uint8_t, AlignedFree>;
 
 Buffer aligned_buffer(size_t bytes) {
     return Buffer(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
-}
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> dist;
-    std::vector<float> v(n);
-    for (auto& x : v) x = dist(rng);
-    return v;
 }
 
 // `copies` copies of one n x k matrix of the type, quantized from random values.

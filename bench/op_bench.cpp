@@ -20,6 +20,7 @@
 #include <random>
 
 #include "bench/roofline.hpp"
+#include "bench/random_values.hpp"
 #include "bench/stream_read.hpp"
 #include "graph/cpu_backend.hpp"
 #include "graph/executor.hpp"
@@ -51,14 +52,6 @@ struct OpGraph {
         return reinterpret_cast<void*>((p + 63) / 64 * 64);
     }
 };
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> dist;
-    std::vector<float> v(n);
-    for (auto& x : v) x = dist(rng);
-    return v;
-}
 
 // rows x row_elems of `type`: 64 distinct random rows, repeated (quantizing
 // billions of values would dominate the set-up).

@@ -11,9 +11,8 @@
 
 namespace tessera::bench {
 namespace {
-
-// kChains independent FMA chains hide the FMA latency.
 constexpr int kChains = 12;
+}  // namespace
 
 float fma_chains(int64_t iterations) {
     using Batch = xsimd::batch<float>;
@@ -27,7 +26,7 @@ float fma_chains(int64_t iterations) {
     return xsimd::hadd(total);
 }
 
-}  // namespace
+double fma_chain_flops(int64_t iterations) { return 2.0 * xsimd::batch<float>::size * kChains * double(iterations); }
 
 double fma_peak_flops_per_second() {
     static const double measured = [] {
@@ -44,7 +43,7 @@ double fma_peak_flops_per_second() {
             }
             asm volatile("" : : "r"(sink));
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            const double flops = 2.0 * xsimd::batch<float>::size * kChains * double(kIterations) * bench_threads();
+            const double flops = fma_chain_flops(kIterations) * bench_threads();
             best = std::max(best, flops / seconds);
         }
         return best;
