@@ -6,6 +6,7 @@
 //   pair(lo, hi)            32 bytes at lo, then 32 at hi
 //   nibbles_pair(a, b)      16 bytes a -> their low nibbles, their high nibbles; then the same of b
 //   fields<S0, S1>(p, m)    32 bytes p -> (p >> S0) & m, then (p >> S1) & m
+//   nibbles_in_place(p)     32 bytes p -> p & 0x0F, then p & 0xF0 (the high nibbles times 16, no shift)
 //   field<S>(p, m)          64 bytes p -> (p >> S) & m
 //   shl<S>(q)               q << S (every value < 256 >> S)
 //   set_where(q, bits, v)   q[i] + v where bit i of bits is set (the bit v of q[i] is clear)
@@ -15,6 +16,8 @@
 //                                Readable (>= 128) bytes from p may be read
 //   halves_pair(two)             the fp16 in bits 0..15 -> lanes 0..7, the one in bits 16..31 -> lanes 8..15
 //   from_u8 / from_i8(lo, hi)    16 unsigned / signed bytes (two words, lo first) -> floats
+//   scales_mins6(p)              the K types' 8 6-bit scales and 8 mins packed in the 12 bytes at p
+//                                (kquant::unpack_scale_min) -> lanes 0..7 / 8..15; 16 bytes from p may be read
 //   low8 / high8(v)              lanes 0..7 / 8..15 of v in lanes 0..7, lanes 8..15 zero
 // Arithmetic:
 //   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
@@ -106,6 +109,14 @@ struct ChunkOps {
         }
         return r;
     }
+    static Bytes nibbles_in_place(const uint8_t* p) {
+        Bytes r;
+        for (int j = 0; j < 32; ++j) {
+            r.v[j] = p[j] & 0x0F;
+            r.v[32 + j] = p[j] & 0xF0;
+        }
+        return r;
+    }
     template <int S>
     static Bytes field(const uint8_t* p, uint8_t m) {
         Bytes r;
@@ -166,6 +177,16 @@ struct ChunkOps {
     static Acc from_i8(uint64_t lo, uint64_t hi) {
         Acc r;
         for (int l = 0; l < 16; ++l) r.v[l] = float(int8_t((l < 8 ? lo : hi) >> (8 * (l % 8))));
+        return r;
+    }
+    static Acc scales_mins6(const uint8_t* p) {
+        Acc r;
+        for (int j = 0; j < 4; ++j) {
+            r.v[j] = float(p[j] & 63);
+            r.v[4 + j] = float((p[j + 8] & 0xF) | (p[j] >> 6) << 4);
+            r.v[8 + j] = float(p[j + 4] & 63);
+            r.v[12 + j] = float((p[j + 8] >> 4) | (p[j + 4] >> 6) << 4);
+        }
         return r;
     }
 

@@ -81,6 +81,10 @@ struct ChunkOps<xsimd::avx512bw> {
         const __m512i shifted = _mm512_mask_srli_epi16(_mm512_srli_epi16(v, S0), 0xFFFF0000u, v, S1);
         return _mm512_and_si512(shifted, _mm512_set1_epi8(char(m)));
     }
+    static Bytes nibbles_in_place(const uint8_t* p) {
+        const __m512i v = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return _mm512_and_si512(v, _mm512_inserti64x4(_mm512_set1_epi8(0x0F), _mm256_set1_epi8(char(0xF0)), 1));
+    }
     template <int S>
     static Bytes field(const uint8_t* p, uint8_t m) {
         return _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p), S), _mm512_set1_epi8(char(m)));
@@ -125,6 +129,18 @@ struct ChunkOps<xsimd::avx512bw> {
     }
     static Acc from_i8(uint64_t lo, uint64_t hi) {
         return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));
+    }
+    // The packed dwords u0, u1, u2 (bytes 0..3, 4..7, 8..11) give, a dword each:
+    // scales 0..3 = u0 & 63, scales 4..7 = (u2 & 15) | (u0 >> 2 & 0x30),
+    // mins 0..3 = u1 & 63, mins 4..7 = (u2 >> 4 & 15) | (u1 >> 2 & 0x30).
+    static Acc scales_mins6(const uint8_t* p) {
+        const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i low = _mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0)), _mm_set_epi32(4, 0, 0, 0));
+        const __m128i top = _mm_and_si128(_mm_srli_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0)), 2),
+                                          _mm_set_epi32(0x30303030, 0, 0x30303030, 0));
+        const __m128i mask = _mm_set_epi32(0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F);
+        const __m128i q = _mm_ternarylogic_epi32(low, mask, top, 0xEA);  // (low & mask) | top
+        return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(q));
     }
 
     static Ints dot(const int32_t* bias, Bytes q, const int8_t* a) {

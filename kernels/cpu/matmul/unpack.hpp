@@ -230,31 +230,35 @@ struct Unpack<Q3_K> : IntWeights {
     }
 };
 
-// Q4_K / Q5_K: the 8 6-bit scales and mins of kquant::unpack_scale_min, four bytes at a time.
+// Q4_K / Q5_K: lanes 0..7 the 8 6-bit scales times d, lanes 8..15 the mins times -dmin.
 template <class Ops, class Block>
-[[gnu::always_inline]] inline void scale_min8(const Block& b, typename Ops::Acc& scale, typename Ops::Acc& min) {
-    uint32_t u[3];
-    std::memcpy(u, b.scales, 12);
-    constexpr uint32_t k6 = 0x3F3F3F3Fu, k4 = 0x0F0F0F0Fu, k2 = 0x03030303u;
-    const uint64_t sc = (u[0] & k6) | uint64_t((u[2] & k4) | (u[0] >> 6 & k2) << 4) << 32;
-    const uint64_t m = (u[1] & k6) | uint64_t((u[2] >> 4 & k4) | (u[1] >> 6 & k2) << 4) << 32;
-    // Lanes 0..7 the scales times d, lanes 8..15 the mins times -dmin (fp16 sign flipped).
-    const auto both = Ops::mul(Ops::from_u8(sc, m), Ops::halves_pair(uint32_t(b.d) | uint32_t(b.dmin ^ 0x8000u) << 16));
-    scale = Ops::low8(both);
-    min = Ops::high8(both);
+[[gnu::always_inline]] inline typename Ops::Acc scales_mins_k(const Block& b) {
+    const uint32_t d_dmin = uint32_t(b.d) | uint32_t(b.dmin ^ 0x8000u) << 16;  // fp16 sign of dmin flipped
+    return Ops::mul(Ops::scales_mins6(b.scales), Ops::halves_pair(d_dmin));
 }
+
+// 1 in the even lanes, 1/16 in the odd ones.
+alignas(64) constexpr std::array<float, 16> kOddSixteenth = [] {
+    std::array<float, 16> t{};
+    for (size_t l = 0; l < 16; ++l) t[l] = l % 2 ? 1.0f / 16 : 1.0f;
+    return t;
+}();
 
 template <>
 struct Unpack<Q4_K> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    // 64 values per 32 bytes, the high nibbles (odd groups) left in place: their
+    // q is 16 times the value, their scale a sixteenth (exact: a power of two).
     template <class Ops, int C>
-    static auto chunk(const Q4_K::Block* span) {  // 64 values per 32 bytes
-        return Ops::template fields<0, 4>(span->qs + 32 * C, 0xF);
+    static auto chunk(const Q4_K::Block* span) {
+        return Ops::nibbles_in_place(span->qs + 32 * C);
     }
     template <class Ops>
     static void scales(const Q4_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
-        scale_min8<Ops>(*span, scale, min);
+        const auto both = scales_mins_k<Ops>(*span);
+        scale = Ops::low8(Ops::mul(both, Ops::load(kOddSixteenth.data())));
+        min = Ops::high8(both);
     }
 };
 
@@ -268,7 +272,9 @@ struct Unpack<Q5_K> : IntWeights {
     }
     template <class Ops>
     static void scales(const Q5_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
-        scale_min8<Ops>(*span, scale, min);
+        const auto both = scales_mins_k<Ops>(*span);
+        scale = Ops::low8(both);
+        min = Ops::high8(both);
     }
 };
 
