@@ -71,12 +71,25 @@ inline uint64_t le32(const uint8_t* p) {
     return uint64_t(p[0]) | uint64_t(p[1]) << 8 | uint64_t(p[2]) << 16 | uint64_t(p[3]) << 24;
 }
 
-// The fp16 field at byte Offset of the 8 blocks of a 32-value type's span.
+// The fp16 field at byte Offset of the 8 blocks of a 32-value type's span
+// (halves_twice: each in two lanes).
 template <class Ops, size_t Offset, class Block>
 [[gnu::always_inline]] inline typename Ops::Acc span_halves(const Block* span) {
     constexpr int kStride = int(sizeof(Block)), kReadable = 8 * kStride - int(Offset);
     return Ops::template halves<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
 }
+template <class Ops, size_t Offset, class Block>
+[[gnu::always_inline]] inline typename Ops::Acc span_halves_twice(const Block* span) {
+    constexpr int kStride = int(sizeof(Block)), kReadable = 8 * kStride - int(Offset);
+    return Ops::template halves_twice<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
+}
+
+// 1 in the even lanes, 1/16 in the odd ones.
+alignas(64) constexpr std::array<float, 16> kOddSixteenth = [] {
+    std::array<float, 16> t{};
+    for (size_t l = 0; l < 16; ++l) t[l] = l % 2 ? 1.0f / 16 : 1.0f;
+    return t;
+}();
 
 // The 32-value types' chunk C: blocks 2C and 2C + 1, 16 nibble bytes each (values 0..15 low, 16..31 high).
 template <class Ops, int C, class Block>
@@ -96,17 +109,21 @@ constexpr std::array<uint8_t, 16> kIq4Levels = [] {
     return t;
 }();
 
+// Without shifts: a block's low nibbles q become q + 128 and its high nibbles
+// stay in place, 16q + 8, so that with kOffset = 136 the low 16 values are
+// q - 8 and the high 16 are 16 (q - 8), in groups of 16 whose scale is d, d/16
+// (exact: a power of two).
 template <>
 struct Unpack<Q4_0> : IntWeights {
-    static constexpr int kGroup = 32, kOffset = 8;
+    static constexpr int kGroup = 16, kOffset = 136;
     static constexpr bool kHasMin = false;
     template <class Ops, int C>
     static auto chunk(const Q4_0::Block* span) {
-        return nibble_chunk<Ops, C>(span);
+        return Ops::nibbles_in_place_pair(span[2 * C].qs, span[2 * C + 1].qs, 0x80, 0x08);
     }
     template <class Ops>
     static void scales(const Q4_0::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
-        scale = span_halves<Ops, offsetof(Q4_0::Block, d)>(span);
+        scale = Ops::mul(span_halves_twice<Ops, offsetof(Q4_0::Block, d)>(span), Ops::load(kOddSixteenth.data()));
     }
 };
 
@@ -236,13 +253,6 @@ template <class Ops, class Block>
     const uint32_t d_dmin = uint32_t(b.d) | uint32_t(b.dmin ^ 0x8000u) << 16;  // fp16 sign of dmin flipped
     return Ops::mul(Ops::scales_mins6(b.scales), Ops::halves_pair(d_dmin));
 }
-
-// 1 in the even lanes, 1/16 in the odd ones.
-alignas(64) constexpr std::array<float, 16> kOddSixteenth = [] {
-    std::array<float, 16> t{};
-    for (size_t l = 0; l < 16; ++l) t[l] = l % 2 ? 1.0f / 16 : 1.0f;
-    return t;
-}();
 
 template <>
 struct Unpack<Q4_K> : IntWeights {
