@@ -19,8 +19,9 @@
 //   halves_twice<Stride, Readable>(p)  the same 8 fp16, each in two lanes (2i and 2i + 1)
 //   halves_pair(two)             the fp16 in bits 0..15 -> lanes 0..7, the one in bits 16..31 -> lanes 8..15
 //   from_u8 / from_i8(lo, hi)    16 unsigned / signed bytes (two words, lo first) -> floats
-//   scales_mins6(p)              the K types' 8 6-bit scales and 8 mins packed in the 12 bytes at p
-//                                (kquant::unpack_scale_min) -> lanes 0..7 / 8..15; 16 bytes from p may be read
+//   k_scales_mins<R>(blocks, out)  R blocks of Q4_K / Q5_K (fp16 d, fp16 dmin, then 8 6-bit scales and
+//                                8 mins packed in 12 bytes, kquant::unpack_scale_min) -> out[r]: lanes 0..7
+//                                the scales times d, lanes 8..15 the mins times -dmin
 //   low8 / high8(v)              lanes 0..7 / 8..15 of v in lanes 0..7, lanes 8..15 zero
 // Arithmetic:
 //   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
@@ -202,15 +203,20 @@ struct ChunkOps {
         for (int l = 0; l < 16; ++l) r.v[l] = float(int8_t((l < 8 ? lo : hi) >> (8 * (l % 8))));
         return r;
     }
-    static Acc scales_mins6(const uint8_t* p) {
-        Acc r;
-        for (int j = 0; j < 4; ++j) {
-            r.v[j] = float(p[j] & 63);
-            r.v[4 + j] = float((p[j + 8] & 0xF) | (p[j] >> 6) << 4);
-            r.v[8 + j] = float(p[j + 4] & 63);
-            r.v[12 + j] = float((p[j + 8] >> 4) | (p[j + 4] >> 6) << 4);
+    template <int R>
+    static void k_scales_mins(const uint8_t* const* blocks, Acc* out) {
+        for (int r = 0; r < R; ++r) {
+            uint16_t dd[2];
+            std::memcpy(dd, blocks[r], 4);
+            const float d = fp16_to_fp32(dd[0]), dmin = -fp16_to_fp32(dd[1]);
+            const uint8_t* p = blocks[r] + 4;
+            for (int j = 0; j < 4; ++j) {
+                out[r].v[j] = float(p[j] & 63) * d;
+                out[r].v[4 + j] = float((p[j + 8] & 0xF) | (p[j] >> 6) << 4) * d;
+                out[r].v[8 + j] = float(p[j + 4] & 63) * dmin;
+                out[r].v[12 + j] = float((p[j + 8] >> 4) | (p[j + 4] >> 6) << 4) * dmin;
+            }
         }
-        return r;
     }
 
     static Ints dot(const int32_t* bias, const Bytes& q, const int8_t* a) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <utility>
 
 #include "kernels/cpu/matmul/chunk_ops.hpp"
 
@@ -149,17 +150,42 @@ struct ChunkOps<xsimd::avx512bw> {
     static Acc from_i8(uint64_t lo, uint64_t hi) {
         return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));
     }
-    // The packed dwords u0, u1, u2 (bytes 0..3, 4..7, 8..11) give, a dword each:
-    // scales 0..3 = u0 & 63, scales 4..7 = (u2 & 15) | (u0 >> 2 & 0x30),
-    // mins 0..3 = u1 & 63, mins 4..7 = (u2 >> 4 & 15) | (u1 >> 2 & 0x30).
-    static Acc scales_mins6(const uint8_t* p) {
-        const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m128i low = _mm_srlv_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(2, 1, 2, 0)), _mm_set_epi32(4, 0, 0, 0));
-        const __m128i top = _mm_and_si128(_mm_srli_epi32(_mm_shuffle_epi32(u, _MM_SHUFFLE(1, 1, 0, 0)), 2),
-                                          _mm_set_epi32(0x30303030, 0, 0x30303030, 0));
-        const __m128i mask = _mm_set_epi32(0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F);
-        const __m128i q = _mm_ternarylogic_epi32(low, mask, top, 0xEA);  // (low & mask) | top
-        return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(q));
+    // Up to four blocks, one per 128-bit lane: dwords dd = d | dmin << 16, then
+    // the packed u0, u1, u2, which give a dword each of
+    //   scales 0..3 = u0 & 63, scales 4..7 = (u2 & 15) | (u0 >> 2 & 0x30),
+    //   mins 0..3 = u1 & 63,   mins 4..7 = (u2 >> 4 & 15) | (u1 >> 2 & 0x30).
+    template <int R>
+    static void k_scales_mins(const uint8_t* const* blocks, Acc* out) {
+        if constexpr (R > 4) {
+            k_scales_mins<4>(blocks, out);
+            k_scales_mins<R - 4>(blocks + 4, out + 4);
+        } else {
+            const auto load = [&](int r) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks[r])); };
+            __m512i v = _mm512_castsi128_si512(load(0));
+            if constexpr (R > 1) v = _mm512_inserti32x4(v, load(1), 1);
+            if constexpr (R > 2) v = _mm512_inserti32x4(v, load(2), 2);
+            if constexpr (R > 3) v = _mm512_inserti32x4(v, load(3), 3);
+            const auto lanes = [](int a, int b, int c, int d) { return _mm512_broadcast_i32x4(_mm_set_epi32(d, c, b, a)); };
+            const __m512i low = _mm512_srlv_epi32(_mm512_shuffle_epi32(v, _MM_PERM_ENUM(_MM_SHUFFLE(3, 2, 3, 1))),
+                                                  lanes(0, 0, 0, 4));
+            const __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_shuffle_epi32(v, _MM_PERM_ENUM(_MM_SHUFFLE(2, 2, 1, 1))), 2),
+                                                 lanes(0, 0x30303030, 0, 0x30303030));
+            // (low & mask) | top: per lane the 8 scales, then the 8 mins
+            const __m512i bytes = _mm512_ternarylogic_epi32(low, lanes(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F), top, 0xEA);
+            // d, -dmin of block r in lanes 2r, 2r + 1
+            const __m256 dd = _mm256_cvtph_ps(_mm512_castsi512_si128(
+                _mm512_permutexvar_epi32(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), v)));
+            const __m512 d = _mm512_castps256_ps512(_mm256_xor_ps(dd, _mm256_set_ps(-0.0f, 0, -0.0f, 0, -0.0f, 0, -0.0f, 0)));
+            [&]<int... r>(std::integer_sequence<int, r...>) {
+                ((out[r] = _mm512_mul_ps(
+                      _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, r))),
+                      _mm512_permutexvar_ps(_mm512_set_epi32(2 * r + 1, 2 * r + 1, 2 * r + 1, 2 * r + 1, 2 * r + 1, 2 * r + 1,
+                                                             2 * r + 1, 2 * r + 1, 2 * r, 2 * r, 2 * r, 2 * r, 2 * r, 2 * r,
+                                                             2 * r, 2 * r),
+                                            d))),
+                 ...);
+            }(std::make_integer_sequence<int, R>{});
+        }
     }
 
     static Ints dot(const int32_t* bias, Bytes q, const int8_t* a) {

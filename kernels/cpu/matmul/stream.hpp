@@ -36,10 +36,8 @@ struct Stream {
             const int64_t g0 = s * (kSpan / G);
             const Acc gscale = Ops::load(layout.gscale(act) + g0);
             Acc lane[R], min[R];
-            for (int r = 0; r < R; ++r) {
-                U::template scales<Ops>(b[r], lane[r], min[r]);
-                lane[r] = Ops::mul(lane[r], gscale);
-            }
+            span_scales<Ops, T, R>(b, lane, min);
+            for (int r = 0; r < R; ++r) lane[r] = Ops::mul(lane[r], gscale);
             const int8_t* a = layout.a(act) + s * kSpan;
             const int32_t* bias = layout.bias(act) + s * (kSpan / 4);
             for_chunks([&]<int C>() {

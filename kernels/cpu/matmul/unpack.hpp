@@ -247,11 +247,20 @@ struct Unpack<Q3_K> : IntWeights {
     }
 };
 
-// Q4_K / Q5_K: lanes 0..7 the 8 6-bit scales times d, lanes 8..15 the mins times -dmin.
-template <class Ops, class Block>
-[[gnu::always_inline]] inline typename Ops::Acc scales_mins_k(const Block& b) {
-    const uint32_t d_dmin = uint32_t(b.d) | uint32_t(b.dmin ^ 0x8000u) << 16;  // fp16 sign of dmin flipped
-    return Ops::mul(Ops::scales_mins6(b.scales), Ops::halves_pair(d_dmin));
+// Q4_K / Q5_K: the scales and mins of R rows' spans (blocks), see ChunkOps::k_scales_mins;
+// the scales times `odd` in the odd groups.
+template <class Ops, int R, class Block>
+[[gnu::always_inline]] inline void k_scales_mins(const Block* const* b, typename Ops::Acc* scale,
+                                                 typename Ops::Acc* min, const float* odd = nullptr) {
+    static_assert(offsetof(Block, d) == 0 && offsetof(Block, dmin) == 2 && offsetof(Block, scales) == 4);
+    const uint8_t* p[R];
+    for (int r = 0; r < R; ++r) p[r] = reinterpret_cast<const uint8_t*>(b[r]);
+    typename Ops::Acc both[R];
+    Ops::template k_scales_mins<R>(p, both);
+    for (int r = 0; r < R; ++r) {
+        scale[r] = Ops::low8(odd ? Ops::mul(both[r], Ops::load(odd)) : both[r]);
+        min[r] = Ops::high8(both[r]);
+    }
 }
 
 template <>
@@ -264,11 +273,13 @@ struct Unpack<Q4_K> : IntWeights {
     static auto chunk(const Q4_K::Block* span) {
         return Ops::nibbles_in_place(span->qs + 32 * C);
     }
+    template <class Ops, int R>
+    static void scales_rows(const Q4_K::Block* const* b, typename Ops::Acc* scale, typename Ops::Acc* min) {
+        k_scales_mins<Ops, R>(b, scale, min, kOddSixteenth.data());
+    }
     template <class Ops>
     static void scales(const Q4_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
-        const auto both = scales_mins_k<Ops>(*span);
-        scale = Ops::low8(Ops::mul(both, Ops::load(kOddSixteenth.data())));
-        min = Ops::high8(both);
+        scales_rows<Ops, 1>(&span, &scale, &min);
     }
 };
 
@@ -280,11 +291,13 @@ struct Unpack<Q5_K> : IntWeights {
     static auto chunk(const Q5_K::Block* span) {
         return Ops::or_(Ops::template fields<0, 4>(span->qs + 32 * C, 0xF), high_bit_chunk<Ops, C, 4>(span->qh));
     }
+    template <class Ops, int R>
+    static void scales_rows(const Q5_K::Block* const* b, typename Ops::Acc* scale, typename Ops::Acc* min) {
+        k_scales_mins<Ops, R>(b, scale, min);
+    }
     template <class Ops>
     static void scales(const Q5_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
-        const auto both = scales_mins_k<Ops>(*span);
-        scale = Ops::low8(both);
-        min = Ops::high8(both);
+        scales_rows<Ops, 1>(&span, &scale, &min);
     }
 };
 
@@ -324,6 +337,17 @@ struct Unpack<IQ4_XS> : IntWeights {
         scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w, 0));
     }
 };
+
+// The scales and mins of R rows' spans (first blocks b[r]): the type's
+// scales_rows where it has one (all rows at once), else row by row.
+template <class Ops, class T, int R>
+[[gnu::always_inline]] inline void span_scales(const typename T::Block* const* b, typename Ops::Acc* scale,
+                                               typename Ops::Acc* min) {
+    if constexpr (requires { Unpack<T>::template scales_rows<Ops, R>(b, scale, min); })
+        Unpack<T>::template scales_rows<Ops, R>(b, scale, min);
+    else
+        for (int r = 0; r < R; ++r) Unpack<T>::template scales<Ops>(b[r], scale[r], min[r]);
+}
 
 template <class T>
 concept HasUnpack = requires { Unpack<T>::kInt; };
