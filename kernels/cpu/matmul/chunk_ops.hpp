@@ -17,12 +17,11 @@
 //   halves<Stride, Readable>(p)  the 8 fp16 at p + Stride * i -> lanes 0..7 (lanes 8..15 zero);
 //                                Readable (>= 128) bytes from p may be read
 //   halves_twice<Stride, Readable>(p)  the same 8 fp16, each in two lanes (2i and 2i + 1)
-//   halves_pair(two)             the fp16 in bits 0..15 -> lanes 0..7, the one in bits 16..31 -> lanes 8..15
 //   from_u8 / from_i8(lo, hi)    16 unsigned / signed bytes (two words, lo first) -> floats
 //   k_scales_mins<R>(blocks, out)  R blocks of Q4_K / Q5_K (fp16 d, fp16 dmin, then 8 6-bit scales and
 //                                8 mins packed in 12 bytes, kquant::unpack_scale_min) -> out[r]: lanes 0..7
 //                                the scales times d, lanes 8..15 the mins times -dmin
-//   low8 / high8(v)              lanes 0..7 / 8..15 of v in lanes 0..7, lanes 8..15 zero
+//   high8(v)                     lanes 8..15 of v in lanes 0..7, lanes 8..15 zero
 // Arithmetic:
 //   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
 //   spread<G, C>(groups)    lane l: groups[(64C + 4l) / G], the scale of lane l of chunk C of a span
@@ -178,15 +177,6 @@ struct ChunkOps {
             r.v[l] = fp16_to_fp32(h);
         }
         return r;
-    }
-    static Acc halves_pair(uint32_t two) {
-        Acc r;
-        for (int l = 0; l < 16; ++l) r.v[l] = fp16_to_fp32(uint16_t(two >> (l < 8 ? 0 : 16)));
-        return r;
-    }
-    static Acc low8(Acc v) {
-        for (int l = 8; l < 16; ++l) v.v[l] = 0.0f;
-        return v;
     }
     static Acc high8(const Acc& v) {
         Acc r{};

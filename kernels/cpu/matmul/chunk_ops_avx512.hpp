@@ -137,12 +137,6 @@ struct ChunkOps<xsimd::avx512bw> {
     static Acc halves_twice(const uint8_t* p) {
         return _mm512_cvtph_ps(_mm512_castsi512_si256(HalvesWindows<Stride, Readable, 2>::words(p)));
     }
-    static Acc halves_pair(uint32_t two) {
-        const __m128 both = _mm_cvtph_ps(_mm_cvtsi32_si128(int(two)));
-        return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
-                                     _mm512_castps128_ps512(both));
-    }
-    static Acc low8(Acc v) { return _mm512_zextps256_ps512(_mm512_castps512_ps256(v)); }
     static Acc high8(Acc v) { return _mm512_zextps256_ps512(_mm512_extractf32x8_ps(v, 1)); }
     static Acc from_u8(uint64_t lo, uint64_t hi) {
         return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));

@@ -12,7 +12,9 @@
 //   chunk<Ops, C>(span)           the 64 q of chunk C (0..3) of the span whose first block is span[0],
 //                                 composed of the arch's byte operations (chunk_ops.hpp)
 //   scales<Ops>(span, scale, min) the span's group scales and, when kHasMin, mins, as 16 float
-//                                 lanes (lanes past the span's groups 0)
+//                                 lanes (min lanes past the span's groups 0; scale lanes past them
+//                                 are never read)
+// and optionally scales_rows<Ops, R>(spans, scale, min), the same of R rows at once.
 //
 // Everything here has internal linkage: a portable build compiles this header
 // once per arch with different flags, and those copies must not be merged.
@@ -258,7 +260,7 @@ template <class Ops, int R, class Block>
     typename Ops::Acc both[R];
     Ops::template k_scales_mins<R>(p, both);
     for (int r = 0; r < R; ++r) {
-        scale[r] = Ops::low8(odd ? Ops::mul(both[r], Ops::load(odd)) : both[r]);
+        scale[r] = odd ? Ops::mul(both[r], Ops::load(odd)) : both[r];
         min[r] = Ops::high8(both[r]);
     }
 }
