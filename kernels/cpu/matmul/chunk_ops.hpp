@@ -6,6 +6,9 @@
 //   pair(lo, hi)            32 bytes at lo, then 32 at hi
 //   nibbles_pair(a, b)      16 bytes a -> their low nibbles, their high nibbles; then the same of b
 //   fields<S0, S1>(p, m)    32 bytes p -> (p >> S0) & m, then (p >> S1) & m
+//   nibbles_in_place(p)     32 bytes p -> p & 0x0F, then p & 0xF0 (the high nibbles times 16, no shift)
+//   nibbles_in_place_pair(a, b, lo, hi)
+//                           16 bytes a -> (a & 0x0F) | lo, (a & 0xF0) | hi; then the same of b
 //   field<S>(p, m)          64 bytes p -> (p >> S) & m
 //   shl<S>(q)               q << S (every value < 256 >> S)
 //   set_where(q, bits, v)   q[i] + v where bit i of bits is set (the bit v of q[i] is clear)
@@ -13,9 +16,12 @@
 // Scales:
 //   halves<Stride, Readable>(p)  the 8 fp16 at p + Stride * i -> lanes 0..7 (lanes 8..15 zero);
 //                                Readable (>= 128) bytes from p may be read
-//   halves_pair(two)             the fp16 in bits 0..15 -> lanes 0..7, the one in bits 16..31 -> lanes 8..15
+//   halves_twice<Stride, Readable>(p)  the same 8 fp16, each in two lanes (2i and 2i + 1)
 //   from_u8 / from_i8(lo, hi)    16 unsigned / signed bytes (two words, lo first) -> floats
-//   low8 / high8(v)              lanes 0..7 / 8..15 of v in lanes 0..7, lanes 8..15 zero
+//   k_scales_mins<R>(blocks, out)  R blocks of Q4_K / Q5_K (fp16 d, fp16 dmin, then 8 6-bit scales and
+//                                8 mins packed in 12 bytes, kquant::unpack_scale_min) -> out[r]: lanes 0..7
+//                                the scales times d, lanes 8..15 the mins times -dmin
+//   high8(v)                     lanes 8..15 of v in lanes 0..7, lanes 8..15 zero
 // Arithmetic:
 //   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
 //   dot16(bias, q, hi, lo)  the same with a = 256 * hi + lo (16-bit activations as two signed bytes)
@@ -107,6 +113,24 @@ struct ChunkOps {
         }
         return r;
     }
+    static Bytes nibbles_in_place(const uint8_t* p) {
+        Bytes r;
+        for (int j = 0; j < 32; ++j) {
+            r.v[j] = p[j] & 0x0F;
+            r.v[32 + j] = p[j] & 0xF0;
+        }
+        return r;
+    }
+    static Bytes nibbles_in_place_pair(const uint8_t* a, const uint8_t* b, uint8_t lo, uint8_t hi) {
+        Bytes r;
+        for (int j = 0; j < 16; ++j) {
+            r.v[j] = (a[j] & 0x0F) | lo;
+            r.v[16 + j] = (a[j] & 0xF0) | hi;
+            r.v[32 + j] = (b[j] & 0x0F) | lo;
+            r.v[48 + j] = (b[j] & 0xF0) | hi;
+        }
+        return r;
+    }
     template <int S>
     static Bytes field(const uint8_t* p, uint8_t m) {
         Bytes r;
@@ -145,14 +169,15 @@ struct ChunkOps {
         }
         return r;
     }
-    static Acc halves_pair(uint32_t two) {
+    template <int Stride, int Readable>
+    static Acc halves_twice(const uint8_t* p) {
         Acc r;
-        for (int l = 0; l < 16; ++l) r.v[l] = fp16_to_fp32(uint16_t(two >> (l < 8 ? 0 : 16)));
+        for (int l = 0; l < 16; ++l) {
+            uint16_t h;
+            std::memcpy(&h, p + Stride * (l / 2), 2);
+            r.v[l] = fp16_to_fp32(h);
+        }
         return r;
-    }
-    static Acc low8(Acc v) {
-        for (int l = 8; l < 16; ++l) v.v[l] = 0.0f;
-        return v;
     }
     static Acc high8(const Acc& v) {
         Acc r{};
@@ -168,6 +193,21 @@ struct ChunkOps {
         Acc r;
         for (int l = 0; l < 16; ++l) r.v[l] = float(int8_t((l < 8 ? lo : hi) >> (8 * (l % 8))));
         return r;
+    }
+    template <int R>
+    static void k_scales_mins(const uint8_t* const* blocks, Acc* out) {
+        for (int r = 0; r < R; ++r) {
+            uint16_t dd[2];
+            std::memcpy(dd, blocks[r], 4);
+            const float d = fp16_to_fp32(dd[0]), dmin = -fp16_to_fp32(dd[1]);
+            const uint8_t* p = blocks[r] + 4;
+            for (int j = 0; j < 4; ++j) {
+                out[r].v[j] = float(p[j] & 63) * d;
+                out[r].v[4 + j] = float((p[j + 8] & 0xF) | (p[j] >> 6) << 4) * d;
+                out[r].v[8 + j] = float(p[j + 4] & 63) * dmin;
+                out[r].v[12 + j] = float((p[j + 8] >> 4) | (p[j + 4] >> 6) << 4) * dmin;
+            }
+        }
     }
 
     static Ints dot(const int32_t* bias, const Bytes& q, const int8_t* a) {

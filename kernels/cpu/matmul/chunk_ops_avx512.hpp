@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <utility>
 
 #include "kernels/cpu/matmul/chunk_ops.hpp"
 
@@ -33,19 +34,35 @@ constexpr std::array<int32_t, 16> spread_index() {
     return idx;
 }
 
-// halves(): the 16-bit words at Stride * i (i < 8) come from two 128-byte
-// windows, at 0 and at kSecond; each gathered by one vpermt2w.
-template <int Stride, int Readable>
+// halves() / halves_twice(): the 16-bit words at Stride * i (i < 8), each in
+// Copies consecutive words, come from two 128-byte windows, at 0 and at
+// kSecond; each gathered by one vpermt2w.
+template <int Stride, int Readable, int Copies>
 struct HalvesWindows {
     static constexpr int kFirstOut = (128 - 2) / Stride + 1;  // the first word not in the first window
     static constexpr int kSecond = kFirstOut >= 8 ? 0 : std::min(Stride * kFirstOut, Readable - 128);
     static_assert(Readable >= 128 && Stride % 2 == 0 && kSecond % 2 == 0 && Stride * 7 + 2 - kSecond <= 128);
     static constexpr std::array<int16_t, 32> index(bool second) {
         std::array<int16_t, 32> idx{};
-        for (int i = 0; i < 8; ++i) idx[size_t(i)] = int16_t((Stride * i - (second ? kSecond : 0)) / 2);
+        for (int j = 0; j < 8 * Copies; ++j)
+            idx[size_t(j)] = int16_t((Stride * (j / Copies) - (second ? kSecond : 0)) / 2);
         return idx;
     }
-    static constexpr __mmask32 kFromSecond = __mmask32(0xFF & ~((1u << std::min(kFirstOut, 8)) - 1));
+    static constexpr __mmask32 kFromSecond =
+        __mmask32(((1ull << (8 * Copies)) - 1) & ~((1ull << (Copies * std::min(kFirstOut, 8))) - 1));
+
+    static __m512i words(const uint8_t* p) {
+        static constexpr std::array<int16_t, 32> kFirst = index(false), kSecondIndex = index(true);
+        __m512i w = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), _mm512_loadu_si512(kFirst.data()),
+                                              _mm512_loadu_si512(p + 64));
+        if constexpr (kFromSecond != 0) {
+            const uint8_t* q = p + kSecond;
+            const __m512i more = _mm512_permutex2var_epi16(_mm512_loadu_si512(q), _mm512_loadu_si512(kSecondIndex.data()),
+                                                           _mm512_loadu_si512(q + 64));
+            w = _mm512_mask_mov_epi16(w, kFromSecond, more);
+        }
+        return w;
+    }
 };
 
 template <>
@@ -81,6 +98,18 @@ struct ChunkOps<xsimd::avx512bw> {
         const __m512i shifted = _mm512_mask_srli_epi16(_mm512_srli_epi16(v, S0), 0xFFFF0000u, v, S1);
         return _mm512_and_si512(shifted, _mm512_set1_epi8(char(m)));
     }
+    static Bytes nibbles_in_place(const uint8_t* p) {
+        const __m512i v = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return _mm512_and_si512(v, _mm512_inserti64x4(_mm512_set1_epi8(0x0F), _mm256_set1_epi8(char(0xF0)), 1));
+    }
+    static Bytes nibbles_in_place_pair(const uint8_t* a, const uint8_t* b, uint8_t lo, uint8_t hi) {
+        const __m256i aa = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)));
+        const __m256i bb = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+        const __m512i v = _mm512_inserti64x4(_mm512_zextsi256_si512(aa), bb, 1);  // a a b b
+        const __m512i mask = _mm512_broadcast_i64x4(_mm256_set_m128i(_mm_set1_epi8(char(0xF0)), _mm_set1_epi8(0x0F)));
+        const __m512i bits = _mm512_broadcast_i64x4(_mm256_set_m128i(_mm_set1_epi8(char(hi)), _mm_set1_epi8(char(lo))));
+        return _mm512_ternarylogic_epi32(v, mask, bits, 0xEA);  // (v & mask) | bits
+    }
     template <int S>
     static Bytes field(const uint8_t* p, uint8_t m) {
         return _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p), S), _mm512_set1_epi8(char(m)));
@@ -101,30 +130,56 @@ struct ChunkOps<xsimd::avx512bw> {
 
     template <int Stride, int Readable>
     static Acc halves(const uint8_t* p) {
-        using W = HalvesWindows<Stride, Readable>;
-        static constexpr std::array<int16_t, 32> kFirst = W::index(false), kSecond = W::index(true);
-        __m512i words = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), _mm512_loadu_si512(kFirst.data()),
-                                                  _mm512_loadu_si512(p + 64));
-        if constexpr (W::kFromSecond != 0) {
-            const uint8_t* q = p + W::kSecond;
-            const __m512i more = _mm512_permutex2var_epi16(_mm512_loadu_si512(q), _mm512_loadu_si512(kSecond.data()),
-                                                           _mm512_loadu_si512(q + 64));
-            words = _mm512_mask_mov_epi16(words, W::kFromSecond, more);
-        }
+        const __m512i words = HalvesWindows<Stride, Readable, 1>::words(p);
         return _mm512_zextps256_ps512(_mm256_cvtph_ps(_mm512_castsi512_si128(words)));
     }
-    static Acc halves_pair(uint32_t two) {
-        const __m128 both = _mm_cvtph_ps(_mm_cvtsi32_si128(int(two)));
-        return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
-                                     _mm512_castps128_ps512(both));
+    template <int Stride, int Readable>
+    static Acc halves_twice(const uint8_t* p) {
+        return _mm512_cvtph_ps(_mm512_castsi512_si256(HalvesWindows<Stride, Readable, 2>::words(p)));
     }
-    static Acc low8(Acc v) { return _mm512_zextps256_ps512(_mm512_castps512_ps256(v)); }
     static Acc high8(Acc v) { return _mm512_zextps256_ps512(_mm512_extractf32x8_ps(v, 1)); }
     static Acc from_u8(uint64_t lo, uint64_t hi) {
         return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));
     }
     static Acc from_i8(uint64_t lo, uint64_t hi) {
         return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));
+    }
+    // Up to four blocks, one per 128-bit lane: dwords dd = d | dmin << 16, then
+    // the packed u0, u1, u2, which give a dword each of
+    //   scales 0..3 = u0 & 63, scales 4..7 = (u2 & 15) | (u0 >> 2 & 0x30),
+    //   mins 0..3 = u1 & 63,   mins 4..7 = (u2 >> 4 & 15) | (u1 >> 2 & 0x30).
+    template <int R>
+    static void k_scales_mins(const uint8_t* const* blocks, Acc* out) {
+        if constexpr (R > 4) {
+            k_scales_mins<4>(blocks, out);
+            k_scales_mins<R - 4>(blocks + 4, out + 4);
+        } else {
+            const auto load = [&](int r) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks[r])); };
+            __m512i v = _mm512_castsi128_si512(load(0));
+            if constexpr (R > 1) v = _mm512_inserti32x4(v, load(1), 1);
+            if constexpr (R > 2) v = _mm512_inserti32x4(v, load(2), 2);
+            if constexpr (R > 3) v = _mm512_inserti32x4(v, load(3), 3);
+            const auto lanes = [](int a, int b, int c, int d) { return _mm512_broadcast_i32x4(_mm_set_epi32(d, c, b, a)); };
+            const __m512i low = _mm512_srlv_epi32(_mm512_shuffle_epi32(v, _MM_PERM_ENUM(_MM_SHUFFLE(3, 2, 3, 1))),
+                                                  lanes(0, 0, 0, 4));
+            const __m512i top = _mm512_and_si512(_mm512_srli_epi32(_mm512_shuffle_epi32(v, _MM_PERM_ENUM(_MM_SHUFFLE(2, 2, 1, 1))), 2),
+                                                 lanes(0, 0x30303030, 0, 0x30303030));
+            // (low & mask) | top: per lane the 8 scales, then the 8 mins
+            const __m512i bytes = _mm512_ternarylogic_epi32(low, lanes(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F), top, 0xEA);
+            // d, -dmin of block r in lanes 2r, 2r + 1
+            const __m256 dd = _mm256_cvtph_ps(_mm512_castsi512_si128(
+                _mm512_permutexvar_epi32(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), v)));
+            const __m512 d = _mm512_castps256_ps512(_mm256_xor_ps(dd, _mm256_set_ps(-0.0f, 0, -0.0f, 0, -0.0f, 0, -0.0f, 0)));
+            [&]<int... r>(std::integer_sequence<int, r...>) {
+                ((out[r] = _mm512_mul_ps(
+                      _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, r))),
+                      _mm512_permutexvar_ps(_mm512_set_epi32(2 * r + 1, 2 * r + 1, 2 * r + 1, 2 * r + 1, 2 * r + 1, 2 * r + 1,
+                                                             2 * r + 1, 2 * r + 1, 2 * r, 2 * r, 2 * r, 2 * r, 2 * r, 2 * r,
+                                                             2 * r, 2 * r),
+                                            d))),
+                 ...);
+            }(std::make_integer_sequence<int, R>{});
+        }
     }
 
     static Ints dot(const int32_t* bias, Bytes q, const int8_t* a) {

@@ -36,10 +36,8 @@ struct Stream {
             const int64_t g0 = s * (kSpan / G);
             const Acc gscale = Ops::load(layout.gscale(act) + g0);
             Acc lane[R], min[R];
-            for (int r = 0; r < R; ++r) {
-                U::template scales<Ops>(b[r], lane[r], min[r]);
-                lane[r] = Ops::mul(lane[r], gscale);
-            }
+            span_scales<Ops, T, R>(b, lane, min);
+            for (int r = 0; r < R; ++r) lane[r] = Ops::mul(lane[r], gscale);
             for_chunks([&]<int C>() {
                 for (int r = 0; r < R; ++r)
                     acc[r] = Ops::fma_int(layout.template dot<Ops>(act, s * kSpan + 64 * C, U::template chunk<Ops, C>(b[r])),

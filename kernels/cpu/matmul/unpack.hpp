@@ -12,7 +12,9 @@
 //   chunk<Ops, C>(span)           the 64 q of chunk C (0..3) of the span whose first block is span[0],
 //                                 composed of the arch's byte operations (chunk_ops.hpp)
 //   scales<Ops>(span, scale, min) the span's group scales and, when kHasMin, mins, as 16 float
-//                                 lanes (lanes past the span's groups 0)
+//                                 lanes (min lanes past the span's groups 0; scale lanes past them
+//                                 are never read)
+// and optionally scales_rows<Ops, R>(spans, scale, min), the same of R rows at once.
 //
 // Everything here has internal linkage: a portable build compiles this header
 // once per arch with different flags, and those copies must not be merged.
@@ -71,12 +73,25 @@ inline uint64_t le32(const uint8_t* p) {
     return uint64_t(p[0]) | uint64_t(p[1]) << 8 | uint64_t(p[2]) << 16 | uint64_t(p[3]) << 24;
 }
 
-// The fp16 field at byte Offset of the 8 blocks of a 32-value type's span.
+// The fp16 field at byte Offset of the 8 blocks of a 32-value type's span
+// (halves_twice: each in two lanes).
 template <class Ops, size_t Offset, class Block>
 [[gnu::always_inline]] inline typename Ops::Acc span_halves(const Block* span) {
     constexpr int kStride = int(sizeof(Block)), kReadable = 8 * kStride - int(Offset);
     return Ops::template halves<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
 }
+template <class Ops, size_t Offset, class Block>
+[[gnu::always_inline]] inline typename Ops::Acc span_halves_twice(const Block* span) {
+    constexpr int kStride = int(sizeof(Block)), kReadable = 8 * kStride - int(Offset);
+    return Ops::template halves_twice<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
+}
+
+// 1 in the even lanes, 1/16 in the odd ones.
+alignas(64) constexpr std::array<float, 16> kOddSixteenth = [] {
+    std::array<float, 16> t{};
+    for (size_t l = 0; l < 16; ++l) t[l] = l % 2 ? 1.0f / 16 : 1.0f;
+    return t;
+}();
 
 // The 32-value types' chunk C: blocks 2C and 2C + 1, 16 nibble bytes each (values 0..15 low, 16..31 high).
 template <class Ops, int C, class Block>
@@ -96,17 +111,21 @@ constexpr std::array<uint8_t, 16> kIq4Levels = [] {
     return t;
 }();
 
+// Without shifts: a block's low nibbles q become q + 128 and its high nibbles
+// stay in place, 16q + 8, so that with kOffset = 136 the low 16 values are
+// q - 8 and the high 16 are 16 (q - 8), in groups of 16 whose scale is d, d/16
+// (exact: a power of two).
 template <>
 struct Unpack<Q4_0> : IntWeights {
-    static constexpr int kGroup = 32, kOffset = 8;
+    static constexpr int kGroup = 16, kOffset = 136;
     static constexpr bool kHasMin = false;
     template <class Ops, int C>
     static auto chunk(const Q4_0::Block* span) {
-        return nibble_chunk<Ops, C>(span);
+        return Ops::nibbles_in_place_pair(span[2 * C].qs, span[2 * C + 1].qs, 0x80, 0x08);
     }
     template <class Ops>
     static void scales(const Q4_0::Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
-        scale = span_halves<Ops, offsetof(Q4_0::Block, d)>(span);
+        scale = Ops::mul(span_halves_twice<Ops, offsetof(Q4_0::Block, d)>(span), Ops::load(kOddSixteenth.data()));
     }
 };
 
@@ -230,31 +249,39 @@ struct Unpack<Q3_K> : IntWeights {
     }
 };
 
-// Q4_K / Q5_K: the 8 6-bit scales and mins of kquant::unpack_scale_min, four bytes at a time.
-template <class Ops, class Block>
-[[gnu::always_inline]] inline void scale_min8(const Block& b, typename Ops::Acc& scale, typename Ops::Acc& min) {
-    uint32_t u[3];
-    std::memcpy(u, b.scales, 12);
-    constexpr uint32_t k6 = 0x3F3F3F3Fu, k4 = 0x0F0F0F0Fu, k2 = 0x03030303u;
-    const uint64_t sc = (u[0] & k6) | uint64_t((u[2] & k4) | (u[0] >> 6 & k2) << 4) << 32;
-    const uint64_t m = (u[1] & k6) | uint64_t((u[2] >> 4 & k4) | (u[1] >> 6 & k2) << 4) << 32;
-    // Lanes 0..7 the scales times d, lanes 8..15 the mins times -dmin (fp16 sign flipped).
-    const auto both = Ops::mul(Ops::from_u8(sc, m), Ops::halves_pair(uint32_t(b.d) | uint32_t(b.dmin ^ 0x8000u) << 16));
-    scale = Ops::low8(both);
-    min = Ops::high8(both);
+// Q4_K / Q5_K: the scales and mins of R rows' spans (blocks), see ChunkOps::k_scales_mins;
+// the scales times `odd` in the odd groups.
+template <class Ops, int R, class Block>
+[[gnu::always_inline]] inline void k_scales_mins(const Block* const* b, typename Ops::Acc* scale,
+                                                 typename Ops::Acc* min, const float* odd = nullptr) {
+    static_assert(offsetof(Block, d) == 0 && offsetof(Block, dmin) == 2 && offsetof(Block, scales) == 4);
+    const uint8_t* p[R];
+    for (int r = 0; r < R; ++r) p[r] = reinterpret_cast<const uint8_t*>(b[r]);
+    typename Ops::Acc both[R];
+    Ops::template k_scales_mins<R>(p, both);
+    for (int r = 0; r < R; ++r) {
+        scale[r] = odd ? Ops::mul(both[r], Ops::load(odd)) : both[r];
+        min[r] = Ops::high8(both[r]);
+    }
 }
 
 template <>
 struct Unpack<Q4_K> : IntWeights {
     static constexpr int kGroup = 32, kOffset = 0;
     static constexpr bool kHasMin = true;
+    // 64 values per 32 bytes, the high nibbles (odd groups) left in place: their
+    // q is 16 times the value, their scale a sixteenth (exact: a power of two).
     template <class Ops, int C>
-    static auto chunk(const Q4_K::Block* span) {  // 64 values per 32 bytes
-        return Ops::template fields<0, 4>(span->qs + 32 * C, 0xF);
+    static auto chunk(const Q4_K::Block* span) {
+        return Ops::nibbles_in_place(span->qs + 32 * C);
+    }
+    template <class Ops, int R>
+    static void scales_rows(const Q4_K::Block* const* b, typename Ops::Acc* scale, typename Ops::Acc* min) {
+        k_scales_mins<Ops, R>(b, scale, min, kOddSixteenth.data());
     }
     template <class Ops>
     static void scales(const Q4_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
-        scale_min8<Ops>(*span, scale, min);
+        scales_rows<Ops, 1>(&span, &scale, &min);
     }
 };
 
@@ -266,9 +293,13 @@ struct Unpack<Q5_K> : IntWeights {
     static auto chunk(const Q5_K::Block* span) {
         return Ops::or_(Ops::template fields<0, 4>(span->qs + 32 * C, 0xF), high_bit_chunk<Ops, C, 4>(span->qh));
     }
+    template <class Ops, int R>
+    static void scales_rows(const Q5_K::Block* const* b, typename Ops::Acc* scale, typename Ops::Acc* min) {
+        k_scales_mins<Ops, R>(b, scale, min);
+    }
     template <class Ops>
     static void scales(const Q5_K::Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
-        scale_min8<Ops>(*span, scale, min);
+        scales_rows<Ops, 1>(&span, &scale, &min);
     }
 };
 
@@ -308,6 +339,17 @@ struct Unpack<IQ4_XS> : IntWeights {
         scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w, 0));
     }
 };
+
+// The scales and mins of R rows' spans (first blocks b[r]): the type's
+// scales_rows where it has one (all rows at once), else row by row.
+template <class Ops, class T, int R>
+[[gnu::always_inline]] inline void span_scales(const typename T::Block* const* b, typename Ops::Acc* scale,
+                                               typename Ops::Acc* min) {
+    if constexpr (requires { Unpack<T>::template scales_rows<Ops, R>(b, scale, min); })
+        Unpack<T>::template scales_rows<Ops, R>(b, scale, min);
+    else
+        for (int r = 0; r < R; ++r) Unpack<T>::template scales<Ops>(b[r], scale[r], min[r]);
+}
 
 template <class T>
 concept HasUnpack = requires { Unpack<T>::kInt; };
