@@ -26,8 +26,8 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecisi
             using matmul_detail::ActivationLayout;
             if (activations == ActivationPrecision::Q8)
                 bytes = size_t(m) * ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes;
-            else if (m == 1)  // several tokens read x as it is (packed_gemm.hpp)
-                bytes = ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
+            else if (m < kQ16GemmMinTokens)  // more tokens read x as it is (packed_gemm.hpp)
+                bytes = size_t(m) * ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
         }
     });
     if (!found) {

@@ -13,6 +13,12 @@
 
 namespace tessera::cpu {
 
+// From this many tokens on, ActivationPrecision::Q16 multiplies unrounded
+// activations with weights dequantized into F32 panels (packed_gemm.hpp);
+// fewer tokens use 16-bit activation blocks and integer dots, since
+// dequantizing the whole matrix would cost more than the products.
+inline constexpr int64_t kQ16GemmMinTokens = 16;
+
 struct MatmulArgs {
     GgmlType weight_type;
     const void* w;    // n rows of k values of weight_type (GGUF layout: row j = output feature j)
@@ -43,8 +49,8 @@ void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team);
 // Scalar references. exact: dequantized W times the F32 x, summed in double.
 // dot_type: llama.cpp's arithmetic: x rows converted to the dot type (the
 // activation quantizer for Q8_0/Q8_1/Q8_K), then the type's reference dot.
-// q16: x rows rounded like ActivationPrecision::Q16 (one token of quantized
-// weights; otherwise unrounded), then the exact product.
+// q16: x rows rounded like ActivationPrecision::Q16 (quantized weights and
+// fewer than kQ16GemmMinTokens tokens; otherwise unrounded), then the exact product.
 void matmul_reference_exact(const MatmulArgs& a);
 void matmul_reference_dot_type(const MatmulArgs& a);
 void matmul_reference_q16(const MatmulArgs& a);

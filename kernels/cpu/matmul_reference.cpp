@@ -54,7 +54,7 @@ void matmul_reference_dot_type(const MatmulArgs& a) {
 
 void matmul_reference_q16(const MatmulArgs& a) {
     const QuantTypeEntry& type = require_quant_type(a.weight_type, "matmul_reference_q16");
-    if (type.traits.block_elems == 1 || a.m > 1) {  // float weights and several tokens see x unrounded
+    if (type.traits.block_elems == 1 || a.m >= kQ16GemmMinTokens) {  // x unrounded
         matmul_reference_exact(a);
         return;
     }

@@ -21,7 +21,7 @@ namespace {
 template <class Arch, class T, ActivationPrecision A>
 void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
     if constexpr (A == ActivationPrecision::Q16) {
-        if (args.m > 1) {  // unrounded activations: no conversion, no barrier
+        if (args.m >= kQ16GemmMinTokens) {  // unrounded activations: no conversion, no barrier
             const auto [j_begin, j_end] = team.split(args.n, PackedGemm<Arch, T>::kPanelRows);
             PackedGemm<Arch, T>::run(args, j_begin, j_end);
             return;
