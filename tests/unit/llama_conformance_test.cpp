@@ -65,6 +65,10 @@ struct FileCase {
     ActivationPrecision activations;
 };
 
+void PrintTo(const FileCase& fc, std::ostream* os) {
+    *os << fc.model << " (KV " << fc.kv << ", activations " << name(fc.activations) << ")";
+}
+
 // Our figures against the exact golden, llama.cpp's in `theirs` (not greedy).
 Measures measure(const model::Model& m, const model::SessionOptions& options, const json& exact, const json& llama,
                  const fs::path& golden_dir, Measures& theirs) {
