@@ -42,6 +42,13 @@ struct Mix {
 };
 constexpr Mix kMixes[] = {{"Q4_K_M", GgmlType::Q4_K, 15}, {"Q5_K_M", GgmlType::Q5_K, 17}};
 
+// The mix a plan is, or nullptr for a single type.
+const Mix* mix_of(const QuantizePlan& plan) {
+    for (const Mix& mix : kMixes)
+        if (plan.more_bits && mix.base == plan.target) return &mix;
+    return nullptr;
+}
+
 // llama.cpp's choice of the layers whose attn_v and ffn_down get more bits:
 // the first and last eighth, and every third layer in between.
 bool use_more_bits(int64_t layer, int64_t n_layer) {
@@ -103,15 +110,13 @@ QuantizePlan QuantizePlan::parse(const std::string& name) {
 }
 
 std::string QuantizePlan::name() const {
-    for (const Mix& mix : kMixes)
-        if (more_bits && mix.base == target) return std::string(mix.name);
-    return std::string(ggml_type_traits(target).name);
+    const Mix* mix = mix_of(*this);
+    return std::string(mix ? mix->name : ggml_type_traits(target).name);
 }
 
 std::optional<uint32_t> QuantizePlan::llama_file_type() const {
-    for (const Mix& mix : kMixes)
-        if (more_bits && mix.base == target) return mix.file_type;
-    return file_type_of(target);
+    const Mix* mix = mix_of(*this);
+    return mix ? std::optional<uint32_t>(mix->file_type) : file_type_of(target);
 }
 
 GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <fstream>
 #include <numeric>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
@@ -59,11 +60,13 @@ std::vector<int32_t> bench_tokens(int n, int64_t n_vocab, int32_t bos) {
     return t;
 }
 
-double time_pass(model::Session& session, const std::vector<int32_t>& prompt, int n_gen) {
+// One test from an empty cache: `prompt` in one pass (pp), or `generated`
+// one token per pass (tg).
+double time_pass(model::Session& session, const std::vector<int32_t>& prompt, const std::vector<int32_t>& generated) {
     session.reset();
     const auto t0 = std::chrono::steady_clock::now();
     if (!prompt.empty()) session.eval(prompt);
-    for (int i = 0; i < n_gen; ++i) session.eval(std::vector<int32_t>{prompt.empty() && i == 0 ? 1 : 3 + i});
+    for (int32_t token : generated) session.eval(std::span(&token, 1));
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -159,9 +162,10 @@ void run_bench(const BenchOptions& o) {
     if (o.n_gen > 0) results.push_back({.name = "tg" + std::to_string(o.n_gen), .n_gen = o.n_gen});
     for (TestResult& r : results) {
         const std::vector<int32_t> prompt = bench_tokens(r.n_prompt, m->hparams().n_vocab, bos);
-        time_pass(session, prompt, r.n_gen);  // warm-up
+        const std::vector<int32_t> generated = bench_tokens(r.n_gen, m->hparams().n_vocab, bos);
+        time_pass(session, prompt, generated);  // warm-up
         for (int rep = 0; rep < o.reps; ++rep) {
-            r.seconds.push_back(time_pass(session, prompt, r.n_gen));
+            r.seconds.push_back(time_pass(session, prompt, generated));
             std::fprintf(stderr, "\r%s: %d/%d", r.name.c_str(), rep + 1, o.reps);
         }
         std::fprintf(stderr, "\n");
