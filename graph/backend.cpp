@@ -14,4 +14,6 @@ std::shared_ptr<void> Backend::allocate(size_t bytes) {
     return {p, std::free};
 }
 
+void Backend::copy_to_host(const void* data, size_t bytes, void* dst) const { std::memcpy(dst, data, bytes); }
+
 }  // namespace tessera

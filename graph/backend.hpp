@@ -3,10 +3,15 @@
 // that memory, orders the nodes, and inserts transfer nodes where a node
 // reads a tensor stored by another backend.
 //
-// Backends now: "cpu" (vectorized kernels on an OpenMP team) and
-// "reference" (the ops' plain scalar definitions, one thread), which is also
-// what tests compare the CPU against. A GPU backend implements the same
-// interface with its own kernels keyed by OpDef.
+// Backends: "cpu" (vectorized kernels on an OpenMP team), "reference" (the
+// ops' plain scalar definitions, one thread; what tests compare the others
+// against) and "vulkan" (graph/vulkan/: SPIR-V kernels keyed by op name).
+//
+// Memory: a host backend's storage is plain host memory. A device backend
+// (host_addressable() false) hands out addresses the host must not touch;
+// tensors the host or another backend reads directly (inputs, outputs, the
+// sources of transfers) get allocate_shared() storage instead, which the
+// host and every backend can read.
 #pragma once
 
 #include <cstddef>
@@ -28,13 +33,26 @@ public:
     virtual std::string_view name() const = 0;
     // Whether this backend has a kernel for the node's op and types.
     virtual bool supports(const Tensor& node) const = 0;
-    // Storage for planned tensors (zeroed, 64-byte aligned, host-addressable).
+    // Storage for planned tensors (zeroed, 64-byte aligned; host-addressable
+    // unless host_addressable() is false).
     virtual std::shared_ptr<void> allocate(size_t bytes);
+    virtual bool host_addressable() const { return true; }
+    // Storage the host and this backend both read and write directly.
+    virtual std::shared_ptr<void> allocate_shared(size_t bytes) { return allocate(bytes); }
+    // Copies `bytes` bytes at this backend's address `data` into host memory.
+    virtual void copy_to_host(const void* data, size_t bytes, void* dst) const;
     // Scratch a node needs while it runs (shared by the backend's threads).
     virtual size_t work_bytes(const Tensor& node) const { return 0; }
     // Runs nodes in order; inputs are ready, outputs have storage. `work`
     // holds the largest work_bytes of the nodes. `done` may be empty.
     virtual void run(std::span<Tensor* const> nodes, void* work, const NodeDone& done) = 0;
+    // run() for the executor, which calls it with the same nodes on every run
+    // of one plan and keeps `state` for the backend (a recorded command
+    // buffer) until the plan is destroyed.
+    virtual void run_segment(std::span<Tensor* const> nodes, void* work, const NodeDone& done,
+                             std::shared_ptr<void>& state) {
+        run(nodes, work, done);
+    }
 };
 
 }  // namespace tessera

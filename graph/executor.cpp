@@ -25,6 +25,7 @@ Executor::Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions o
     if (outputs.empty()) throw Error("executor: no outputs to compute");
     for (Tensor* t : outputs)
         if (t == nullptr || t->graph != &graph_) throw Error("executor: an output is null or of another graph");
+    outputs_ = outputs;
     order(outputs);
     place_nodes();
     insert_transfers();
@@ -121,7 +122,15 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
         input_offsets.push_back(input_bytes_);
         input_bytes_ += (in->nbytes() + 63) / 64 * 64;
     }
-    input_storage_ = backends_[0]->allocate(input_bytes_);
+    // Inputs are written by the host: shared memory of the first device
+    // backend (every backend reads it), or plain host memory.
+    shared_backend_ = 0;
+    for (size_t b = 0; b < backends_.size(); ++b)
+        if (!backends_[b]->host_addressable()) {
+            shared_backend_ = int(b);
+            break;
+        }
+    input_storage_ = backends_[size_t(shared_backend_)]->allocate_shared(input_bytes_);
     for (size_t i = 0; i < inputs_.size(); ++i)
         inputs_[i]->data = static_cast<char*>(input_storage_.get()) + input_offsets[i];
 
@@ -141,11 +150,27 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
         return dump_all || dump_names_.contains(t->name) ||
                std::find(outputs.begin(), outputs.end(), t) != outputs.end();
     };
+    // A device backend's tensors that the host (outputs) or another backend
+    // (transfer sources) reads get shared storage of their own.
+    std::unordered_set<Tensor*> shared;
+    auto on_device = [&](const Tensor* t) { return !backends_[size_t(t->backend)]->host_addressable(); };
+    const bool any_device = !backends_[size_t(shared_backend_)]->host_addressable();
+    for (Tensor* t : outputs)
+        if (!t->storage_root()->is_leaf() && on_device(t->storage_root())) shared.insert(t->storage_root());
+    for (Tensor* t : schedule_)
+        if (any_device && t->op->name == "transfer" && !t->src[0]->storage_root()->is_leaf())
+            shared.insert(t->src[0]->storage_root());
+    for (Tensor* t : shared) {
+        shared_storage_.push_back(backends_[size_t(shared_backend_)]->allocate_shared(t->nbytes()));
+        t->data = shared_storage_.back().get();
+        peak_bytes_ += t->nbytes();
+    }
+
     std::vector<std::vector<LiveInterval>> intervals(backends_.size());
     std::vector<std::vector<Tensor*>> owners(backends_.size());
     std::unordered_map<const Tensor*, size_t> slot;  // index of an owner in its backend's lists
     for (Tensor* t : schedule_) {
-        if (t->is_view() || t->op->alias_src >= 0) continue;
+        if (t->is_view() || t->op->alias_src >= 0 || shared.contains(t)) continue;
         const int first = step[t];
         int last = std::max(first, last_read.contains(t) ? last_read[t] : first);
         if (kept(t)) last = INT_MAX;
@@ -157,7 +182,7 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     for (Tensor* t : schedule_)
         if ((t->is_view() || t->op->alias_src >= 0) && kept(t)) {
             Tensor* root = t->storage_root();
-            if (root->is_leaf()) continue;
+            if (root->is_leaf() || shared.contains(root)) continue;
             intervals[size_t(root->backend)][slot.at(root)].last = INT_MAX;
         }
 
@@ -186,15 +211,19 @@ void Executor::run() {
     if (options_.profile || trace_) {
         done = [&](const Tensor& node, double seconds) {
             if (options_.profile) profile_.add(node, backends_[size_t(node.backend)]->name(), seconds);
-            if (trace_ && (dump_names_.empty() || dump_names_.contains(node.name))) trace_->write(node);
+            if (trace_ && (dump_names_.empty() || dump_names_.contains(node.name)))
+                trace_->write(node, *backends_[size_t(node.backend)]);
         };
     }
     // Consecutive nodes of one backend run as one segment.
     std::vector<Tensor*> segment;
     int segment_backend = -1;
+    size_t n_segments = 0;
     auto flush = [&] {
-        if (!segment.empty())
-            backends_[size_t(segment_backend)]->run(segment, works_[size_t(segment_backend)].get(), done);
+        if (segment.empty()) return;
+        if (segment_states_.size() <= n_segments) segment_states_.resize(n_segments + 1);
+        backends_[size_t(segment_backend)]->run_segment(segment, works_[size_t(segment_backend)].get(), done,
+                                                        segment_states_[n_segments++]);
         segment.clear();
     };
     for (Tensor* t : schedule_) {
@@ -206,10 +235,18 @@ void Executor::run() {
         segment.push_back(t);
     }
     flush();
+    // An output written into an external buffer (a cache) by a device
+    // backend is copied back, so the host sees what the graph computed.
+    for (Tensor* t : outputs_) {
+        Tensor* root = t->storage_root();
+        const Backend& writer = *backends_[size_t(t->backend)];
+        if (root->leaf == LeafKind::External && !t->is_leaf() && !writer.host_addressable())
+            writer.copy_to_host(root->data, root->nbytes(), root->data);
+    }
     if (trace_) {
         for (const std::string& name : options_.dump) {
             const Tensor& t = graph_.get(name);
-            if (t.is_leaf() || t.is_view()) trace_->write(t);
+            if (t.is_leaf() || t.is_view()) trace_->write(t, *backends_[size_t(t.is_leaf() ? shared_backend_ : t.backend)]);
         }
         trace_->finish();
     }

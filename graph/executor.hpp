@@ -64,9 +64,11 @@ private:
     Graph& graph_;
     ExecutorOptions options_;
     std::vector<std::shared_ptr<Backend>> backends_;
-    std::vector<Tensor*> schedule_;
+    std::vector<Tensor*> outputs_, schedule_;
     std::vector<Tensor*> inputs_;
-    std::vector<std::shared_ptr<void>> arenas_, works_;
+    std::vector<std::shared_ptr<void>> arenas_, works_, shared_storage_;
+    std::vector<std::shared_ptr<void>> segment_states_;  // Backend::run_segment's, per segment
+    int shared_backend_ = 0;  // the backend that allocates inputs (a device backend when there is one)
     std::shared_ptr<void> input_storage_;
     size_t peak_bytes_ = 0, input_bytes_ = 0, work_bytes_ = 0;
     std::unordered_set<std::string> dump_names_;  // options_.dump

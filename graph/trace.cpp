@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "graph/backend.hpp"
 #include "kernels/quant/registry.hpp"
 #include "ops/op_def.hpp"
 #include "ops/row_loop.hpp"
@@ -37,7 +38,7 @@ TraceWriter::TraceWriter(std::string dir) : dir_(std::move(dir)) {
     if (ec) throw Error("cannot create trace directory '" + dir_ + "': " + ec.message());
 }
 
-void TraceWriter::write(const Tensor& node) {
+void TraceWriter::write(const Tensor& node, const Backend& storage) {
     std::string safe = node.name;
     std::replace_if(safe.begin(), safe.end(), [](char c) { return c == '/' || c == ' '; }, '_');
     char prefix[16];
@@ -45,7 +46,16 @@ void TraceWriter::write(const Tensor& node) {
     const bool seen = std::find(written_.begin(), written_.end(), node.name) != written_.end();
     if (seen) return;  // a later run overwrites nothing: the first pass is the one compared
     const std::string file = prefix + safe + ".f32";
-    const std::vector<float> values = values_as_f32(node);
+    std::vector<float> values;
+    if (storage.host_addressable()) {
+        values = values_as_f32(node);
+    } else {  // a host copy of the bytes the node spans
+        std::vector<char> bytes(node.nbytes());
+        storage.copy_to_host(node.data, bytes.size(), bytes.data());
+        Tensor host = node;
+        host.data = bytes.data();
+        values = values_as_f32(host);
+    }
     std::ofstream out(dir_ + "/" + file, std::ios::binary);
     out.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * sizeof(float)));
     if (!out) throw Error("cannot write trace file '" + dir_ + "/" + file + "'");

@@ -15,10 +15,14 @@
 
 namespace tessera {
 
+class Backend;
+
 class TraceWriter {
 public:
     explicit TraceWriter(std::string dir);  // creates dir
-    void write(const Tensor& node);         // the first dump of a node is kept (the first pass)
+    // The first dump of a node is kept (the first pass). `storage` is the
+    // backend whose memory holds the node's data.
+    void write(const Tensor& node, const Backend& storage);
     void finish();                          // writes index.json
 
 private:

@@ -58,10 +58,6 @@ const OpDef kMul{.name = "mul", .reference = Mul::reference, .eval_cpu = Mul::ev
 const OpDef kSwiglu{
     .name = "swiglu", .reference = Swiglu::reference, .eval_cpu = Swiglu::eval_cpu, .cost = elementwise_cost};
 
-struct ScaleParams {
-    float s;
-};
-
 void scale_reference(const Tensor& y) {
     const float s = y.param<ScaleParams>().s;
     for_each_row(y, [&](RowIndex ri) {

@@ -11,6 +11,10 @@
 
 namespace tessera {
 
+struct ScaleParams {  // scale's node parameters
+    float s;
+};
+
 Tensor* add(Tensor* a, Tensor* b);
 Tensor* mul(Tensor* a, Tensor* b);
 Tensor* scale(Tensor* x, float s);

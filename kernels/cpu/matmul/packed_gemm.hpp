@@ -80,7 +80,7 @@ struct PackedGemm {
         for (int r = 0; r < kPanelRows; ++r) {
             if (r < rows) {
                 const auto* row = reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride);
-                for (int64_t b = 0; b < depth / T::block_elems; ++b)
+                for (int64_t b = 0; b < depth / int64_t(T::block_elems); ++b)
                     T::dequantize(row[k0 / T::block_elems + b], values + b * T::block_elems);
             } else {
                 std::fill(values, values + depth, 0.0f);

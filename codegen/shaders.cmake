@@ -1,0 +1,73 @@
+# Vulkan compute shaders, compiled to SPIR-V by glslangValidator at build
+# time and embedded in tessera_core (graph/vulkan/shader_library.hpp).
+#
+#   shaders/*.comp          one shader each, named by its file stem
+#   shaders/quant/*.glsl    skeletons of per-weight-type shaders (matvec,
+#                           matmul, get_rows, ...): one variant per enabled
+#                           quant type that has a GLSL part,
+#                           kernels/quant/types/<type>.glsl (its block layout
+#                           and dequantize functions), named <stem>_<type>
+#
+# Each variant is a generated two-line wrapper that includes the type's part
+# and then the skeleton; no shader source is copied per type.
+
+set(_shader_dir "${PROJECT_SOURCE_DIR}/shaders")
+set(_types_dir "${PROJECT_SOURCE_DIR}/kernels/quant/types")
+set(_out_dir "${TESSERA_GENERATED_DIR}/shaders")
+file(MAKE_DIRECTORY "${_out_dir}")
+
+file(GLOB _plain_shaders CONFIGURE_DEPENDS "${_shader_dir}/*.comp")
+file(GLOB _skeletons CONFIGURE_DEPENDS "${_shader_dir}/quant/*.glsl")
+
+set(TESSERA_SHADER_HEADERS "")
+set(_table_includes "")
+set(_table_entries "")
+
+# _tessera_compile_shader(<name> <source>): <name>.h holding tessera_spv_<name>.
+function(_tessera_compile_shader name source)
+  set(header "${_out_dir}/${name}.h")
+  add_custom_command(
+    OUTPUT "${header}"
+    COMMAND Vulkan::glslangValidator --target-env vulkan1.2 -I${_shader_dir} -I${_types_dir}
+            --vn tessera_spv_${name} --depfile "${header}.d" -o "${header}" "${source}"
+    DEPENDS "${source}"
+    DEPFILE "${header}.d"
+    COMMENT "glslang: ${name}"
+    VERBATIM)
+  set(TESSERA_SHADER_HEADERS ${TESSERA_SHADER_HEADERS} "${header}" PARENT_SCOPE)
+endfunction()
+
+set(TESSERA_SHADER_NAMES "")
+foreach(_src IN LISTS _plain_shaders)
+  get_filename_component(_name "${_src}" NAME_WE)
+  _tessera_compile_shader(${_name} "${_src}")
+  list(APPEND TESSERA_SHADER_NAMES ${_name})
+endforeach()
+
+set(TESSERA_VULKAN_QUANT_TYPES "")
+foreach(_type IN LISTS TESSERA_ENABLED_QUANT_TYPES)
+  string(TOLOWER "${_type}" _stem)
+  if(NOT EXISTS "${_types_dir}/${_stem}.glsl")
+    continue()
+  endif()
+  list(APPEND TESSERA_VULKAN_QUANT_TYPES ${_type})
+  foreach(_skeleton IN LISTS _skeletons)
+    get_filename_component(_kind "${_skeleton}" NAME_WE)
+    set(_name "${_kind}_${_stem}")
+    set(_wrapper "${_out_dir}/${_name}.comp")
+    file(CONFIGURE OUTPUT "${_wrapper}" CONTENT
+         "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"${_stem}.glsl\"\n#include \"quant/${_kind}.glsl\"\n")
+    _tessera_compile_shader(${_name} "${_wrapper}")
+    list(APPEND TESSERA_SHADER_NAMES ${_name})
+  endforeach()
+endforeach()
+message(STATUS "tessera Vulkan weight types: ${TESSERA_VULKAN_QUANT_TYPES}")
+
+foreach(_name IN LISTS TESSERA_SHADER_NAMES)
+  string(APPEND _table_includes "#include \"shaders/${_name}.h\"\n")
+  string(APPEND _table_entries "    {\"${_name}\", tessera_spv_${_name}},\n")
+endforeach()
+set(TESSERA_SHADER_TABLE_INCLUDES "${_table_includes}")
+set(TESSERA_SHADER_TABLE_ENTRIES "${_table_entries}")
+configure_file("${CMAKE_CURRENT_LIST_DIR}/shader_table.cpp.in" "${_out_dir}/shader_table.cpp" @ONLY)
+set(TESSERA_SHADER_TABLE "${_out_dir}/shader_table.cpp")

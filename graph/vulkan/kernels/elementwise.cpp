@@ -1,0 +1,66 @@
+// add, mul, swiglu (shaders/binary.comp) and scale, silu (shaders/unary.comp).
+#include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/registry.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/op_def.hpp"
+
+namespace tessera::vkk {
+
+namespace {
+
+constexpr uint32_t kGroup = 256;
+
+bool f32_dense(const Tensor& node) {
+    for (const Tensor* s : node.src)
+        if (s->type != GgmlType::F32 || !dense_rows(*s, 4)) return false;
+    return node.type == GgmlType::F32 && dense_rows(node, 4);
+}
+
+struct BinaryPush {
+    uint32_t ne0, ne1, ne2, nrows;
+    RowLayout a;
+    RowLayout b;
+    uint32_t b_ne1, b_ne2, b_ne3;
+    RowLayout y;
+};
+
+template <uint32_t Op>
+void record_binary(const Tensor& y, Recorder& rec) {
+    const Tensor &a = *y.src[0], &b = *y.src[1];
+    const BoundTensor ba = rec.bind(a), bb = rec.bind(b), by = rec.bind(y);
+    const BinaryPush push{uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows()),
+                          row_layout(a, ba, 4), row_layout(b, bb, 4), uint32_t(b.ne[1]), uint32_t(b.ne[2]),
+                          uint32_t(b.ne[3]), row_layout(y, by, 4)};
+    uint32_t gx, gy;
+    rec.split_groups(uint64_t(y.nrows()), gx, gy);
+    rec.dispatch("binary", {kGroup, Op}, {ba, bb}, {by}, push, gx, gy);
+}
+
+struct UnaryPush {
+    uint32_t ne0, ne1, ne2, nrows;
+    RowLayout x;
+    RowLayout y;
+    float s;
+};
+
+template <uint32_t Op>
+void record_unary(const Tensor& y, Recorder& rec) {
+    const Tensor& x = *y.src[0];
+    const BoundTensor bx = rec.bind(x), by = rec.bind(y);
+    const UnaryPush push{uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows()),
+                         row_layout(x, bx, 4), row_layout(y, by, 4),
+                         Op == 0 ? y.param<ScaleParams>().s : 0.0f};
+    uint32_t gx, gy;
+    rec.split_groups(uint64_t(y.nrows()), gx, gy);
+    rec.dispatch("unary", {kGroup, Op}, {bx}, {by}, push, gx, gy);
+}
+
+}  // namespace
+
+const VulkanKernel kAdd{"add", f32_dense, record_binary<0>};
+const VulkanKernel kMul{"mul", f32_dense, record_binary<1>};
+const VulkanKernel kSwiglu{"swiglu", f32_dense, record_binary<2>};
+const VulkanKernel kScale{"scale", f32_dense, record_unary<0>};
+const VulkanKernel kSilu{"silu", f32_dense, record_unary<1>};
+
+}  // namespace tessera::vkk

@@ -1,0 +1,24 @@
+// Push-constant descriptions of bound tensors, shared by the kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "graph/tensor.hpp"
+#include "graph/vulkan/recorder.hpp"
+
+namespace tessera::vkk {
+
+// Where a tensor's rows are in its binding, in elements of elem_bytes.
+struct RowLayout {
+    uint32_t first, nb1, nb2, nb3;
+};
+
+inline RowLayout row_layout(const Tensor& t, const BoundTensor& b, uint32_t elem_bytes) {
+    return {b.first(elem_bytes), uint32_t(t.nb[1] / elem_bytes), uint32_t(t.nb[2] / elem_bytes),
+            uint32_t(t.nb[3] / elem_bytes)};
+}
+
+// Rows whose values are contiguous (nb[0] is the element size).
+inline bool dense_rows(const Tensor& t, size_t elem_bytes) { return t.nb[0] == elem_bytes; }
+
+}  // namespace tessera::vkk

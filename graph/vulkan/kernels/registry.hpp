@@ -1,0 +1,12 @@
+// The kernels each file of graph/vulkan/kernels/ defines; registry.cpp lists them.
+#pragma once
+
+#include "graph/vulkan/kernels/kernels.hpp"
+#include "graph/vulkan/recorder.hpp"
+
+namespace tessera::vkk {
+
+extern const VulkanKernel kAdd, kMul, kSwiglu, kScale, kSilu;  // elementwise.cpp
+extern const VulkanKernel kTransfer;                            // transfer.cpp
+
+}  // namespace tessera::vkk

@@ -1,0 +1,117 @@
+#include "graph/vulkan/recorder.hpp"
+
+#include <algorithm>
+
+#include "graph/vulkan/pipeline_cache.hpp"
+#include "graph/vulkan/vulkan_backend.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
+
+namespace tessera {
+
+namespace {
+
+bool overlaps(VkBuffer b, VkDeviceSize begin, VkDeviceSize end, VkBuffer b2, VkDeviceSize begin2, VkDeviceSize end2) {
+    return b == b2 && begin < end2 && begin2 < end;
+}
+
+}  // namespace
+
+Recorder::Recorder(VulkanBackend& backend, VkCommandBuffer cb) : backend_(backend), cb_(cb) {}
+
+VulkanDevice& Recorder::device() { return backend_.device(); }
+
+BoundTensor Recorder::bind(const Tensor& t) {
+    const DeviceSpan span = backend_.locate(t);
+    const VkDeviceSize align = std::max<VkDeviceSize>(device().limits().minStorageBufferOffsetAlignment, 4);
+    BoundTensor b;
+    b.buffer = span.buffer;
+    b.offset = span.offset / align * align;
+    b.shift = uint32_t(span.offset - b.offset);
+    b.range = std::min<VkDeviceSize>((b.shift + t.nbytes() + 3) / 4 * 4, span.buffer_end - b.offset);
+    return b;
+}
+
+void Recorder::split_groups(uint64_t n, uint32_t& x, uint32_t& y) const {
+    const uint64_t max_x = backend_.device().limits().maxComputeWorkGroupCount[0];
+    x = uint32_t(std::min<uint64_t>(std::max<uint64_t>(n, 1), max_x));
+    y = uint32_t((n + x - 1) / x);
+}
+
+void Recorder::barrier() {
+    const VkMemoryBarrier mb{
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                         VK_ACCESS_TRANSFER_WRITE_BIT};
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vk::vkCmdPipelineBarrier(cb_, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    pending_reads_.clear();
+    pending_writes_.clear();
+    ++stats_.barriers;
+}
+
+void Recorder::hazard_check(const std::vector<Range>& reads, const std::vector<Range>& writes) {
+    auto hits = [](const std::vector<Range>& a, const std::vector<Range>& b) {
+        for (const Range& x : a)
+            for (const Range& y : b)
+                if (overlaps(x.buffer, x.begin, x.end, y.buffer, y.begin, y.end)) return true;
+        return false;
+    };
+    if (hits(reads, pending_writes_) || hits(writes, pending_writes_) || hits(writes, pending_reads_)) barrier();
+    pending_reads_.insert(pending_reads_.end(), reads.begin(), reads.end());
+    pending_writes_.insert(pending_writes_.end(), writes.begin(), writes.end());
+}
+
+void Recorder::dispatch_raw(std::string_view shader, const std::vector<uint32_t>& spec,
+                            std::initializer_list<BoundTensor> reads, std::initializer_list<BoundTensor> writes,
+                            const void* push, uint32_t push_bytes, uint32_t x, uint32_t y, uint32_t z) {
+    std::vector<Range> r, w;
+    std::vector<VkDescriptorBufferInfo> infos;
+    for (const BoundTensor& b : reads) {
+        r.push_back({b.buffer, b.offset, b.offset + b.range});
+        infos.push_back({b.buffer, b.offset, b.range});
+    }
+    for (const BoundTensor& b : writes) {
+        w.push_back({b.buffer, b.offset, b.offset + b.range});
+        infos.push_back({b.buffer, b.offset, b.range});
+    }
+    hazard_check(r, w);
+    const Pipeline& p = device().pipelines().get(shader, uint32_t(infos.size()), spec);
+    std::vector<VkWriteDescriptorSet> sets(infos.size());
+    for (uint32_t i = 0; i < infos.size(); ++i)
+        sets[i] = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                   .dstBinding = i,
+                   .descriptorCount = 1,
+                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                   .pBufferInfo = &infos[i]};
+    vk::vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    vk::vkCmdPushDescriptorSetKHR(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, uint32_t(sets.size()),
+                                  sets.data());
+    if (push_bytes > 0) vk::vkCmdPushConstants(cb_, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+    vk::vkCmdDispatch(cb_, x, y, z);
+    ++stats_.dispatches;
+}
+
+void Recorder::copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions) {
+    std::vector<Range> r, w;
+    std::vector<VkBufferCopy> absolute;
+    for (const VkBufferCopy& c : regions) {
+        const VkDeviceSize s = src.offset + src.shift + c.srcOffset, d = dst.offset + dst.shift + c.dstOffset;
+        absolute.push_back({s, d, c.size});
+        r.push_back({src.buffer, s, s + c.size});
+        w.push_back({dst.buffer, d, d + c.size});
+    }
+    hazard_check(r, w);
+    vk::vkCmdCopyBuffer(cb_, src.buffer, dst.buffer, uint32_t(absolute.size()), absolute.data());
+    ++stats_.copies;
+}
+
+void Recorder::finish() {
+    const VkMemoryBarrier mb{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                             .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                             .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vk::vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+}  // namespace tessera

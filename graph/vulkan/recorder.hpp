@@ -1,0 +1,81 @@
+// What a Vulkan kernel uses to record its work into the command buffer of a
+// segment: bind tensors, dispatch a shader, copy bytes. Barriers are the
+// recorder's job: one goes in before a command that reads what an earlier
+// command wrote, or writes what an earlier command read or wrote, since the
+// last barrier; independent commands (q, k and v projections) run without.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
+#include <vector>
+
+#include "graph/tensor.hpp"
+#include "graph/vulkan/vk_api.hpp"
+
+namespace tessera {
+
+class VulkanBackend;
+class VulkanDevice;
+
+// A tensor bound as a storage buffer: the buffer range starts at an aligned
+// offset, `shift` bytes before the tensor's first byte (shaders add it).
+struct BoundTensor {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0, range = 0;
+    uint32_t shift = 0;
+    // The tensor's first element as an index into the binding viewed as an
+    // array of elem_bytes-sized elements.
+    uint32_t first(uint32_t elem_bytes) const { return shift / elem_bytes; }
+};
+
+struct RecordStats {
+    uint32_t dispatches = 0, barriers = 0, copies = 0;
+};
+
+class Recorder {
+public:
+    Recorder(VulkanBackend& backend, VkCommandBuffer cb);
+
+    VulkanDevice& device();
+    BoundTensor bind(const Tensor& t);
+
+    // Dispatches `shader` (specialization constants `spec`) over groups
+    // x*y*z with reads then writes bound as bindings 0.. and `push` as push
+    // constants.
+    template <class Push>
+    void dispatch(std::string_view shader, const std::vector<uint32_t>& spec, std::initializer_list<BoundTensor> reads,
+                  std::initializer_list<BoundTensor> writes, const Push& push, uint32_t x, uint32_t y = 1,
+                  uint32_t z = 1) {
+        static_assert(sizeof(Push) <= 128, "push constants are limited to 128 bytes");
+        dispatch_raw(shader, spec, reads, writes, &push, sizeof(Push), x, y, z);
+    }
+    // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
+    void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
+
+    // Splits n workgroups into an x*y grid within the device's limits;
+    // shaders rebuild the index as gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x.
+    void split_groups(uint64_t n, uint32_t& x, uint32_t& y) const;
+
+    const RecordStats& stats() const { return stats_; }
+    // Makes the segment's writes visible to the host and to the next submission.
+    void finish();
+
+private:
+    struct Range {
+        VkBuffer buffer;
+        VkDeviceSize begin, end;
+    };
+    void dispatch_raw(std::string_view shader, const std::vector<uint32_t>& spec,
+                      std::initializer_list<BoundTensor> reads, std::initializer_list<BoundTensor> writes,
+                      const void* push, uint32_t push_bytes, uint32_t x, uint32_t y, uint32_t z);
+    void hazard_check(const std::vector<Range>& reads, const std::vector<Range>& writes);
+    void barrier();
+
+    VulkanBackend& backend_;
+    VkCommandBuffer cb_;
+    std::vector<Range> pending_reads_, pending_writes_;  // since the last barrier
+    RecordStats stats_;
+};
+
+}  // namespace tessera

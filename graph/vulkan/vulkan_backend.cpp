@@ -1,0 +1,273 @@
+#include "graph/vulkan/vulkan_backend.hpp"
+
+#include <sys/mman.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "graph/vulkan/kernels/kernels.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
+#include "graph/vulkan/vulkan_error.hpp"
+#include "ops/op_def.hpp"
+
+namespace tessera {
+
+namespace {
+
+// A command pool, buffer and fence for one submission at a time.
+struct Submitter {
+    std::shared_ptr<VulkanDevice> device;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+
+    explicit Submitter(std::shared_ptr<VulkanDevice> d) : device(std::move(d)) {
+        VkDevice dev = device->device();
+        VkCommandPoolCreateInfo pool_info{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                          .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                          .queueFamilyIndex = device->queue_family()};
+        vk::check(vk::vkCreateCommandPool(dev, &pool_info, nullptr, &pool), "vkCreateCommandPool");
+        VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                          .commandPool = pool,
+                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                          .commandBufferCount = 1};
+        vk::check(vk::vkAllocateCommandBuffers(dev, &alloc, &cb), "vkAllocateCommandBuffers");
+        VkFenceCreateInfo fence_info{.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        vk::check(vk::vkCreateFence(dev, &fence_info, nullptr, &fence), "vkCreateFence");
+    }
+    ~Submitter() {
+        vk::vkDestroyFence(device->device(), fence, nullptr);
+        vk::vkDestroyCommandPool(device->device(), pool, nullptr);
+    }
+    Submitter(const Submitter&) = delete;
+    Submitter& operator=(const Submitter&) = delete;
+
+    void begin(bool one_time) {
+        VkCommandBufferBeginInfo info{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                      .flags = one_time ? VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) : 0u};
+        vk::check(vk::vkBeginCommandBuffer(cb, &info), "vkBeginCommandBuffer");
+    }
+    void end() { vk::check(vk::vkEndCommandBuffer(cb), "vkEndCommandBuffer"); }
+    void submit_and_wait() {
+        VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+        {
+            std::lock_guard lock(device->queue_mutex());
+            vk::check(vk::vkQueueSubmit(device->queue(), 1, &submit, fence), "vkQueueSubmit");
+        }
+        vk::check(vk::vkWaitForFences(device->device(), 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        vk::check(vk::vkResetFences(device->device(), 1, &fence), "vkResetFences");
+    }
+};
+
+constexpr size_t kStagingBytes = size_t(64) << 20;
+
+}  // namespace
+
+struct VulkanBackend::Segment {
+    Submitter submitter;
+    std::vector<Tensor*> nodes;
+    VkQueryPool queries = VK_NULL_HANDLE;
+    bool timed = false;
+    RecordStats stats;
+
+    explicit Segment(std::shared_ptr<VulkanDevice> d) : submitter(std::move(d)) {}
+    ~Segment() {
+        if (queries != VK_NULL_HANDLE) vk::vkDestroyQueryPool(submitter.device->device(), queries, nullptr);
+    }
+};
+
+VulkanBackend::VulkanBackend(int device_index) : device_(open_vulkan_device(device_index)) {}
+
+VulkanBackend::~VulkanBackend() {
+    for (auto& [base, region] : regions_)
+        if (region.mirror) device_->memory().release(region.allocation);
+}
+
+bool VulkanBackend::supports(const Tensor& node) const {
+    const VulkanKernel* k = find_vulkan_kernel(node.op->name);
+    if (k == nullptr || !k->supports(node)) return false;
+    // Every tensor the kernel binds must fit one buffer binding.
+    const VkDeviceSize max_range = device_->limits().maxStorageBufferRange;
+    if (node.nbytes() + 256 > max_range) return false;
+    for (const Tensor* s : node.src)
+        if (s->storage_root()->nbytes() + 256 > max_range) return false;
+    return true;
+}
+
+void VulkanBackend::register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror) {
+    regions_[reinterpret_cast<uintptr_t>(base)] = Region{.bytes = bytes, .allocation = a, .mirror = mirror};
+}
+
+const std::pair<const uintptr_t, VulkanBackend::Region>* VulkanBackend::find_region(const void* p) const {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    auto it = regions_.upper_bound(a);
+    if (it == regions_.begin()) return nullptr;
+    --it;
+    return a < it->first + std::max<size_t>(it->second.bytes, 1) ? &*it : nullptr;
+}
+
+std::shared_ptr<void> VulkanBackend::allocate(size_t bytes) {
+    const size_t size = std::max<size_t>(bytes, 64);
+    // The placeholder addresses: reserved, never backed, so a host access faults at once.
+    void* base = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) throw VulkanOutOfMemory("cannot reserve address space for a Vulkan buffer");
+    DeviceAllocation a;
+    try {
+        a = device_->memory().allocate(size, MemoryKind::Device);
+    } catch (...) {
+        munmap(base, size);
+        throw;
+    }
+    register_region(base, size, a, false);
+    return {base, [this, a, size, device = device_](void* p) {
+                regions_.erase(reinterpret_cast<uintptr_t>(p));
+                device->memory().release(a);
+                munmap(p, size);
+            }};
+}
+
+std::shared_ptr<void> VulkanBackend::allocate_shared(size_t bytes) {
+    const size_t size = std::max<size_t>(bytes, 64);
+    DeviceAllocation a = device_->memory().allocate(size, MemoryKind::Host);
+    std::memset(a.mapped, 0, size);
+    register_region(a.mapped, size, a, false);
+    return {a.mapped, [this, a, device = device_](void* p) {
+                regions_.erase(reinterpret_cast<uintptr_t>(p));
+                device->memory().release(a);
+            }};
+}
+
+void VulkanBackend::upload(const DeviceAllocation& dst, const void* src, size_t bytes) {
+    DeviceAllocation staging = device_->memory().allocate(std::min(bytes, kStagingBytes), MemoryKind::Host);
+    Submitter s(device_);
+    for (size_t done = 0; done < bytes; done += kStagingBytes) {
+        const size_t n = std::min(kStagingBytes, bytes - done);
+        std::memcpy(staging.mapped, static_cast<const char*>(src) + done, n);
+        s.begin(true);
+        const VkBufferCopy region{staging.offset, dst.offset + done, n};
+        vk::vkCmdCopyBuffer(s.cb, staging.buffer, dst.buffer, 1, &region);
+        s.end();
+        s.submit_and_wait();
+    }
+    device_->memory().release(staging);
+    uploaded_bytes_ += bytes;
+}
+
+void VulkanBackend::copy_to_host(const void* data, size_t bytes, void* dst) const {
+    const auto* region = find_region(data);
+    if (region == nullptr) {  // host memory
+        std::memcpy(dst, data, bytes);
+        return;
+    }
+    const DeviceAllocation& a = region->second.allocation;
+    const size_t offset = reinterpret_cast<uintptr_t>(data) - region->first;
+    if (a.mapped != nullptr) {
+        std::memcpy(dst, a.mapped + offset, bytes);
+        return;
+    }
+    DeviceAllocation staging = device_->memory().allocate(std::min(bytes, kStagingBytes), MemoryKind::Host);
+    Submitter s(device_);
+    for (size_t done = 0; done < bytes; done += kStagingBytes) {
+        const size_t n = std::min(kStagingBytes, bytes - done);
+        s.begin(true);
+        const VkBufferCopy copy{a.offset + offset + done, staging.offset, n};
+        vk::vkCmdCopyBuffer(s.cb, a.buffer, staging.buffer, 1, &copy);
+        const VkMemoryBarrier mb{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                 .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                                 .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+        vk::vkCmdPipelineBarrier(s.cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+                                 nullptr, 0, nullptr);
+        s.end();
+        s.submit_and_wait();
+        std::memcpy(static_cast<char*>(dst) + done, staging.mapped, n);
+    }
+    device_->memory().release(staging);
+}
+
+DeviceSpan VulkanBackend::locate(const Tensor& t) {
+    const Tensor* root = t.storage_root();
+    const auto* region = find_region(root->data);
+    if (region == nullptr) {
+        if (!root->is_leaf() || root->leaf == LeafKind::Input)
+            throw VulkanError("tensor '" + t.name + "' is not in memory the Vulkan device can read");
+        // A weight or an external buffer: copied to the device once.
+        const size_t bytes = root->nbytes();
+        DeviceAllocation a = device_->memory().allocate(bytes, MemoryKind::Device);
+        upload(a, root->data, bytes);
+        register_region(root->data, bytes, a, true);
+        region = find_region(root->data);
+    }
+    const DeviceAllocation& a = region->second.allocation;
+    const size_t offset = reinterpret_cast<uintptr_t>(t.data) - region->first;
+    return {.buffer = a.buffer, .offset = a.offset + offset, .buffer_end = a.offset + a.size};
+}
+
+void VulkanBackend::record(Segment& seg, std::span<Tensor* const> nodes, bool timed) {
+    VkDevice dev = device_->device();
+    if (seg.queries != VK_NULL_HANDLE) {
+        vk::vkDestroyQueryPool(dev, seg.queries, nullptr);
+        seg.queries = VK_NULL_HANDLE;
+    }
+    seg.timed = timed && device_->timestamps();
+    if (seg.timed) {
+        VkQueryPoolCreateInfo info{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                   .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                   .queryCount = uint32_t(nodes.size() + 1)};
+        vk::check(vk::vkCreateQueryPool(dev, &info, nullptr, &seg.queries), "vkCreateQueryPool");
+    }
+    seg.nodes.assign(nodes.begin(), nodes.end());
+    vk::check(vk::vkResetCommandBuffer(seg.submitter.cb, 0), "vkResetCommandBuffer");
+    seg.submitter.begin(false);
+    VkCommandBuffer cb = seg.submitter.cb;
+    if (seg.timed) {
+        vk::vkCmdResetQueryPool(cb, seg.queries, 0, uint32_t(nodes.size() + 1));
+        vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, seg.queries, 0);
+    }
+    Recorder rec(*this, cb);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Tensor& node = *nodes[i];
+        const VulkanKernel* k = find_vulkan_kernel(node.op->name);
+        if (k == nullptr) throw VulkanError("no Vulkan kernel for node " + describe(node) + " (" + std::string(node.op->name) + ")");
+        k->record(node, rec);
+        if (seg.timed) vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, seg.queries, uint32_t(i + 1));
+    }
+    rec.finish();
+    seg.submitter.end();
+    seg.stats = rec.stats();
+}
+
+void VulkanBackend::run_segment(std::span<Tensor* const> nodes, void*, const NodeDone& done,
+                                std::shared_ptr<void>& state) {
+    auto seg = std::static_pointer_cast<Segment>(state);
+    if (!seg) {
+        seg = std::make_shared<Segment>(device_);
+        state = seg;
+    }
+    const bool timed = bool(done);
+    if (seg->nodes.size() != nodes.size() || !std::equal(nodes.begin(), nodes.end(), seg->nodes.begin()) ||
+        seg->timed != (timed && device_->timestamps()))
+        record(*seg, nodes, timed);
+    last_stats_ = seg->stats;
+    const auto start = std::chrono::steady_clock::now();
+    seg->submitter.submit_and_wait();
+    if (!done) return;
+    if (!seg->timed) {  // no timestamps on this queue: the segment's time on the first node
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        for (size_t i = 0; i < nodes.size(); ++i) done(*nodes[i], i == 0 ? s : 0.0);
+        return;
+    }
+    std::vector<uint64_t> ticks(nodes.size() + 1);
+    vk::check(vk::vkGetQueryPoolResults(device_->device(), seg->queries, 0, uint32_t(ticks.size()),
+                                        ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+              "vkGetQueryPoolResults");
+    for (size_t i = 0; i < nodes.size(); ++i)
+        done(*nodes[i], double(ticks[i + 1] - ticks[i]) * device_->timestamp_period_ns() * 1e-9);
+}
+
+void VulkanBackend::run(std::span<Tensor* const> nodes, void* work, const NodeDone& done) {
+    std::shared_ptr<void> state;
+    run_segment(nodes, work, done, state);
+}
+
+}  // namespace tessera

@@ -1,0 +1,78 @@
+// The Vulkan backend: runs graph nodes with SPIR-V kernels (graph/vulkan/
+// kernels/) on one device. A segment of consecutive Vulkan nodes is recorded
+// once into one command buffer (barriers only where data dependencies need
+// them, see recorder.hpp) and submitted once per run.
+//
+// Memory: computed tensors live in device-local memory; the addresses this
+// backend hands out for them are placeholders the host must not touch
+// (host_addressable() is false). Leaves are host memory: weights are copied
+// to the device on first use and kept there; an external buffer (a KV cache)
+// is copied once and from then on lives on the device, so it must not be
+// written by another backend; inputs and outputs use shared (host-visible)
+// memory the executor asks for.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "graph/backend.hpp"
+#include "graph/vulkan/memory_pool.hpp"
+#include "graph/vulkan/recorder.hpp"
+
+namespace tessera {
+
+class VulkanDevice;
+
+// Where a tensor's first byte is on the device.
+struct DeviceSpan {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;      // of the tensor's first byte in buffer
+    VkDeviceSize buffer_end = 0;  // end of the allocation that holds it
+};
+
+class VulkanBackend final : public Backend {
+public:
+    // Opens Vulkan device `device_index`; throws VulkanUnavailable when it cannot.
+    explicit VulkanBackend(int device_index = 0);
+    ~VulkanBackend() override;
+
+    std::string_view name() const override { return "vulkan"; }
+    bool supports(const Tensor& node) const override;
+    bool host_addressable() const override { return false; }
+    std::shared_ptr<void> allocate(size_t bytes) override;
+    std::shared_ptr<void> allocate_shared(size_t bytes) override;
+    void copy_to_host(const void* data, size_t bytes, void* dst) const override;
+    void run(std::span<Tensor* const> nodes, void* work, const NodeDone& done) override;
+    void run_segment(std::span<Tensor* const> nodes, void* work, const NodeDone& done,
+                     std::shared_ptr<void>& state) override;
+
+    VulkanDevice& device() { return *device_; }
+    // Where t's data is on the device; copies a weight or external leaf it
+    // has not seen to the device first.
+    DeviceSpan locate(const Tensor& t);
+    // Dispatches, barriers and copies of the last segment recorded.
+    const RecordStats& last_record_stats() const { return last_stats_; }
+    // Bytes of weights copied to the device so far.
+    size_t uploaded_bytes() const { return uploaded_bytes_; }
+
+private:
+    struct Region {
+        size_t bytes = 0;
+        DeviceAllocation allocation;
+        bool mirror = false;  // a device copy of a host leaf, released with the backend
+    };
+    struct Segment;
+    // The region holding host or placeholder address p, or nullptr.
+    const std::pair<const uintptr_t, Region>* find_region(const void* p) const;
+    void register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror);
+    void upload(const DeviceAllocation& dst, const void* src, size_t bytes);
+    void record(Segment& seg, std::span<Tensor* const> nodes, bool timed);
+
+    std::shared_ptr<VulkanDevice> device_;
+    std::map<uintptr_t, Region> regions_;  // by first address
+    size_t uploaded_bytes_ = 0;
+    RecordStats last_stats_;
+};
+
+}  // namespace tessera

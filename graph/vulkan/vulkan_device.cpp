@@ -1,0 +1,211 @@
+#include "graph/vulkan/vulkan_device.hpp"
+
+#include <cstring>
+#include <map>
+
+#include "graph/vulkan/memory_pool.hpp"
+#include "graph/vulkan/pipeline_cache.hpp"
+#include "graph/vulkan/vulkan_error.hpp"
+
+namespace tessera {
+
+namespace {
+
+// One instance per process, created on first use and kept.
+VkInstance shared_instance() {
+    static std::once_flag once;
+    static VkInstance instance = VK_NULL_HANDLE;
+    static std::string failure;
+    std::call_once(once, [] {
+        try {
+            vk::load_loader();
+            uint32_t version = VK_API_VERSION_1_0;
+            vk::vkEnumerateInstanceVersion(&version);
+            if (version < VK_API_VERSION_1_2) {
+                failure = "the Vulkan loader supports only Vulkan " + std::to_string(VK_API_VERSION_MAJOR(version)) +
+                          "." + std::to_string(VK_API_VERSION_MINOR(version)) + "; tessera needs 1.2";
+                return;
+            }
+            VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                                  .pApplicationName = "tessera",
+                                  .apiVersion = VK_API_VERSION_1_2};
+            VkInstanceCreateInfo create{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+            const VkResult r = vk::vkCreateInstance(&create, nullptr, &instance);
+            if (r != VK_SUCCESS) {
+                failure = "cannot create a Vulkan instance: " + vk::result_name(r);
+                return;
+            }
+            vk::load_instance_functions(instance);
+        } catch (const VulkanUnavailable& e) {
+            failure = e.what();
+        }
+    });
+    if (!failure.empty()) throw VulkanUnavailable(failure);
+    return instance;
+}
+
+std::vector<VkPhysicalDevice> physical_devices() {
+    VkInstance instance = shared_instance();
+    uint32_t n = 0;
+    vk::check(vk::vkEnumeratePhysicalDevices(instance, &n, nullptr), "vkEnumeratePhysicalDevices");
+    std::vector<VkPhysicalDevice> devices(n);
+    vk::check(vk::vkEnumeratePhysicalDevices(instance, &n, devices.data()), "vkEnumeratePhysicalDevices");
+    devices.resize(n);
+    return devices;
+}
+
+bool has_extension(VkPhysicalDevice pd, const char* name) {
+    uint32_t n = 0;
+    vk::vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> ext(n);
+    vk::vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, ext.data());
+    for (const auto& e : ext)
+        if (std::strcmp(e.extensionName, name) == 0) return true;
+    return false;
+}
+
+const char* device_type_name(VkPhysicalDeviceType t) {
+    switch (t) {
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+        default: return "other";
+    }
+}
+
+// The features tessera's shaders use, queried (and later enabled) as one chain.
+struct FeatureChain {
+    VkPhysicalDeviceVulkan12Features v12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan11Features v11{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, .pNext = &v12};
+    VkPhysicalDeviceFeatures2 root{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &v11};
+    FeatureChain() = default;
+    FeatureChain(const FeatureChain&) = delete;
+};
+
+VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
+    VulkanDeviceInfo info;
+    info.index = index;
+    VkPhysicalDeviceSubgroupProperties subgroup{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceDriverProperties driver{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+                                            .pNext = &subgroup};
+    VkPhysicalDeviceProperties2 props{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &driver};
+    vk::vkGetPhysicalDeviceProperties2(pd, &props);
+    info.name = props.properties.deviceName;
+    info.type = device_type_name(props.properties.deviceType);
+    info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+    info.api_version = props.properties.apiVersion;
+    info.subgroup_size = subgroup.subgroupSize;
+    info.subgroup_arithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
+                               (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    info.nv_cooperative_matrix = has_extension(pd, "VK_NV_cooperative_matrix");
+    VkPhysicalDeviceMemoryProperties mem;
+    vk::vkGetPhysicalDeviceMemoryProperties(pd, &mem);
+    for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)
+        if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) info.device_local_bytes += mem.memoryHeaps[h].size;
+
+    std::string missing;
+    auto need = [&](bool ok, const char* what) {
+        if (!ok) missing += (missing.empty() ? "" : ", ") + std::string(what);
+    };
+    need(info.api_version >= VK_API_VERSION_1_2, "Vulkan 1.2");
+    if (info.api_version >= VK_API_VERSION_1_2) {
+        FeatureChain f;
+        vk::vkGetPhysicalDeviceFeatures2(pd, &f.root);
+        need(f.v11.storageBuffer16BitAccess, "storageBuffer16BitAccess");
+        need(f.v12.storageBuffer8BitAccess, "storageBuffer8BitAccess");
+        need(f.v12.shaderFloat16, "shaderFloat16");
+        need(f.v12.shaderInt8, "shaderInt8");
+        need(f.v12.scalarBlockLayout, "scalarBlockLayout");
+    }
+    need(info.subgroup_arithmetic, "subgroup arithmetic in compute shaders");
+    need(has_extension(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME), VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    info.missing = missing;
+    return info;
+}
+
+}  // namespace
+
+std::vector<VulkanDeviceInfo> list_vulkan_devices() {
+    std::vector<VulkanDeviceInfo> out;
+    const auto devices = physical_devices();
+    for (size_t i = 0; i < devices.size(); ++i) out.push_back(describe_device(devices[i], int(i)));
+    return out;
+}
+
+VulkanDevice::VulkanDevice(int index) {
+    instance_ = shared_instance();
+    const auto devices = physical_devices();
+    if (devices.empty()) throw VulkanUnavailable("no Vulkan device found (on Debian, lavapipe runs Vulkan on the CPU: apt-get install mesa-vulkan-drivers)");
+    if (index < 0 || size_t(index) >= devices.size())
+        throw VulkanUnavailable("no Vulkan device " + std::to_string(index) + ": there are " +
+                                std::to_string(devices.size()) + " (see `tessera devices`)");
+    physical_ = devices[size_t(index)];
+    info_ = describe_device(physical_, index);
+    if (!info_.missing.empty())
+        throw VulkanUnavailable("Vulkan device " + std::to_string(index) + " (" + info_.name + ") lacks " + info_.missing);
+    VkPhysicalDeviceProperties props;
+    vk::vkGetPhysicalDeviceProperties(physical_, &props);
+    limits_ = props.limits;
+    vk::vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+
+    uint32_t n_families = 0;
+    vk::vkGetPhysicalDeviceQueueFamilyProperties(physical_, &n_families, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n_families);
+    vk::vkGetPhysicalDeviceQueueFamilyProperties(physical_, &n_families, families.data());
+    // A compute queue; one without graphics first (it is often the less busy one).
+    int chosen = -1;
+    for (int pass = 0; pass < 2 && chosen < 0; ++pass)
+        for (uint32_t f = 0; f < n_families && chosen < 0; ++f) {
+            const VkQueueFlags flags = families[f].queueFlags;
+            if ((flags & VK_QUEUE_COMPUTE_BIT) && (pass == 1 || !(flags & VK_QUEUE_GRAPHICS_BIT))) chosen = int(f);
+        }
+    if (chosen < 0) throw VulkanUnavailable("Vulkan device " + info_.name + " has no compute queue");
+    queue_family_ = uint32_t(chosen);
+    timestamp_bits_ = families[queue_family_].timestampValidBits;
+
+    FeatureChain f;
+    f.v11.storageBuffer16BitAccess = VK_TRUE;
+    f.v12.storageBuffer8BitAccess = VK_TRUE;
+    f.v12.shaderFloat16 = VK_TRUE;
+    f.v12.shaderInt8 = VK_TRUE;
+    f.v12.scalarBlockLayout = VK_TRUE;
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                  .queueFamilyIndex = queue_family_,
+                                  .queueCount = 1,
+                                  .pQueuePriorities = &priority};
+    std::vector<const char*> extensions{VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    VkDeviceCreateInfo create{.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                              .pNext = &f.root,
+                              .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &queue,
+                              .enabledExtensionCount = uint32_t(extensions.size()),
+                              .ppEnabledExtensionNames = extensions.data()};
+    const VkResult r = vk::vkCreateDevice(physical_, &create, nullptr, &device_);
+    if (r != VK_SUCCESS) throw VulkanUnavailable("cannot open Vulkan device " + info_.name + ": " + vk::result_name(r));
+    vk::load_device_functions(device_);
+    vk::vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+    memory_pool_ = std::make_unique<MemoryPool>(*this);
+    pipelines_ = std::make_unique<PipelineCache>(*this);
+}
+
+VulkanDevice::~VulkanDevice() {
+    if (device_ == VK_NULL_HANDLE) return;
+    vk::vkDeviceWaitIdle(device_);
+    pipelines_.reset();
+    memory_pool_.reset();
+    vk::vkDestroyDevice(device_, nullptr);
+}
+
+std::shared_ptr<VulkanDevice> open_vulkan_device(int index) {
+    static std::mutex mutex;
+    static std::map<int, std::weak_ptr<VulkanDevice>> open;
+    std::lock_guard lock(mutex);
+    if (auto device = open[index].lock()) return device;
+    std::shared_ptr<VulkanDevice> device(new VulkanDevice(index));
+    open[index] = device;
+    return device;
+}
+
+}  // namespace tessera

@@ -1,0 +1,81 @@
+// A Vulkan physical device opened for compute: the instance, the logical
+// device with the features tessera's shaders need, one compute queue, and
+// the device's limits. One VulkanDevice per physical device per process,
+// shared by every VulkanBackend that uses it (open_vulkan_device).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "graph/vulkan/vk_api.hpp"
+
+namespace tessera {
+
+class MemoryPool;
+class PipelineCache;
+
+struct VulkanDeviceInfo {
+    int index = 0;
+    std::string name;
+    std::string type;  // "discrete GPU", "integrated GPU", "CPU", ...
+    std::string driver;
+    uint32_t api_version = 0;
+    uint64_t device_local_bytes = 0;
+    uint32_t subgroup_size = 0;
+    bool subgroup_arithmetic = false;
+    bool nv_cooperative_matrix = false;
+    // Empty when the device has every feature tessera needs, else what is missing.
+    std::string missing;
+};
+
+// Every physical device the loader reports. Throws VulkanUnavailable when
+// there is no loader or no instance can be created.
+std::vector<VulkanDeviceInfo> list_vulkan_devices();
+
+class VulkanDevice {
+public:
+    ~VulkanDevice();
+    VulkanDevice(const VulkanDevice&) = delete;
+    VulkanDevice& operator=(const VulkanDevice&) = delete;
+
+    const VulkanDeviceInfo& info() const { return info_; }
+    VkDevice device() const { return device_; }
+    VkQueue queue() const { return queue_; }
+    uint32_t queue_family() const { return queue_family_; }
+    const VkPhysicalDeviceLimits& limits() const { return limits_; }
+    const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
+    bool timestamps() const { return timestamp_bits_ > 0; }
+    double timestamp_period_ns() const { return limits_.timestampPeriod; }
+    bool nv_cooperative_matrix() const { return info_.nv_cooperative_matrix; }
+
+    MemoryPool& memory() { return *memory_pool_; }
+    PipelineCache& pipelines() { return *pipelines_; }
+    // The queue is not thread-safe: hold this while submitting.
+    std::mutex& queue_mutex() { return queue_mutex_; }
+
+private:
+    friend std::shared_ptr<VulkanDevice> open_vulkan_device(int index);
+    explicit VulkanDevice(int index);
+
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t queue_family_ = 0;
+    uint32_t timestamp_bits_ = 0;
+    VkPhysicalDeviceLimits limits_{};
+    VkPhysicalDeviceMemoryProperties memory_{};
+    VulkanDeviceInfo info_;
+    std::unique_ptr<MemoryPool> memory_pool_;
+    std::unique_ptr<PipelineCache> pipelines_;
+    std::mutex queue_mutex_;
+};
+
+// Opens device `index` of list_vulkan_devices() (or returns the one already
+// open). Throws VulkanUnavailable naming the reason.
+std::shared_ptr<VulkanDevice> open_vulkan_device(int index = 0);
+
+}  // namespace tessera

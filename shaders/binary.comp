@@ -1,0 +1,35 @@
+// y = a (op) b for F32 rows, b's rows repeated over a's (ops/elementwise.hpp):
+// add, mul, swiglu (silu(a) * b). One workgroup per row of y.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(constant_id = 1) const uint OP = 0;  // 0 add, 1 mul, 2 swiglu
+
+layout(binding = 0, scalar) readonly buffer A { float a[]; };
+layout(binding = 1, scalar) readonly buffer B { float b[]; };
+layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
+
+layout(push_constant) uniform Push {
+    uint ne0, ne1, ne2, nrows;  // of y (and a)
+    uint a_first, a_nb1, a_nb2, a_nb3;
+    uint b_first, b_nb1, b_nb2, b_nb3, b_ne1, b_ne2, b_ne3;
+    uint y_first, y_nb1, y_nb2, y_nb3;
+} p;
+
+void main() {
+    const uint r = flat_group();
+    if (r >= p.nrows) return;
+    const uvec3 i = row_index(r, p.ne1, p.ne2);
+    const uint ar = p.a_first + i.x * p.a_nb1 + i.y * p.a_nb2 + i.z * p.a_nb3;
+    const uint br = p.b_first + (i.x % p.b_ne1) * p.b_nb1 + (i.y % p.b_ne2) * p.b_nb2 + (i.z % p.b_ne3) * p.b_nb3;
+    const uint yr = p.y_first + i.x * p.y_nb1 + i.y * p.y_nb2 + i.z * p.y_nb3;
+    for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x) {
+        const float x = a[ar + k], w = b[br + k];
+        float v;
+        if (OP == 0) v = x + w;
+        else if (OP == 1) v = x * w;
+        else v = x / (1.0 + exp(-x)) * w;
+        y[yr + k] = v;
+    }
+}

@@ -1,0 +1,115 @@
+#include "op_cases.hpp"
+
+#include <map>
+#include <tuple>
+
+#include "graph/executor.hpp"
+#include "graph_test_util.hpp"
+#include "ops/ops.hpp"
+
+namespace tessera::test {
+
+namespace {
+
+Tensor* in(Graph& g, const char* name, Shape ne, GgmlType type = GgmlType::F32) { return g.input(name, type, ne); }
+
+// Weights shared by the matmul and get_rows cases, one set per type.
+const std::vector<uint8_t>& weights_of(GgmlType type, int64_t cols, int64_t rows) {
+    static std::map<std::tuple<GgmlType, int64_t, int64_t>, std::vector<uint8_t>> cache;
+    auto& w = cache[{type, cols, rows}];
+    if (w.empty()) w = random_weights(type, cols, rows, 11, 0.5f);
+    return w;
+}
+
+}  // namespace
+
+std::vector<OpCase> op_cases() {
+    std::vector<OpCase> v = {
+        {"add_broadcast", [](Graph& g) { return add(in(g, "in_a", {67, 5, 3, 1}), in(g, "in_b", {67, 1, 3, 1})); }, 1e-7},
+        {"mul_broadcast", [](Graph& g) { return mul(in(g, "in_a", {33, 7, 1, 1}), in(g, "in_b", {33, 1, 1, 1})); }, 1e-7},
+        {"scale", [](Graph& g) { return scale(in(g, "in_a", {129, 3, 1, 1}), -0.37f); }, 1e-7},
+        {"silu", [](Graph& g) { return silu(in(g, "in_a", {1000, 3, 1, 1})); }, 1e-7},
+        {"swiglu", [](Graph& g) { return swiglu(in(g, "in_a", {257, 2, 1, 1}), in(g, "in_b", {257, 2, 1, 1})); }, 1e-7},
+        {"rms_norm", [](Graph& g) { return rms_norm(in(g, "in_a", {2049, 3, 1, 1}), 1e-6f); }, 1e-7},
+        {"rms_norm_of_slice", [](Graph& g) { return rms_norm(slice_rows(in(g, "in_a", {64, 9, 1, 1}), 2, 5), 1e-5f); }, 1e-7},
+        {"rope_normal", [](Graph& g) {
+             return rope(in(g, "in_a", {64, 5, 7, 1}), in(g, "in_pos", {7, 1, 1, 1}, GgmlType::I32),
+                         {.n_rot = 64, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal});
+         }, 1e-7},
+        {"rope_neox_partial_scaled", [](Graph& g) {
+             return rope(in(g, "in_a", {48, 3, 4, 1}), in(g, "in_pos", {4, 1, 1, 1}, GgmlType::I32),
+                         {.n_rot = 32, .freq_base = 500000, .freq_scale = 0.25f, .mode = RopeMode::Neox});
+         }, 1e-7},
+        {"softmax_causal", [](Graph& g) {
+             return softmax(in(g, "in_a", {37, 6, 2, 1}), 0.125f, in(g, "in_pos", {6, 1, 1, 1}, GgmlType::I32));
+         }, 1e-6},
+        {"softmax_plain", [](Graph& g) { return softmax(in(g, "in_a", {1025, 2, 1, 1}), 3.0f); }, 1e-6},
+        {"copy_to_f16_view", [](Graph& g) {
+             static std::vector<uint16_t> dst(40 * 8);
+             Tensor* d = g.external("dst", GgmlType::F16, {40, 8, 1, 1}, dst.data());
+             return copy(in(g, "in_a", {40, 3, 1, 1}), slice_rows(d, 2, 3));
+         }, 1e-6},
+        {"set_rows_f16_permuted", [](Graph& g) {
+             static std::vector<uint16_t> cache(16 * 10 * 3);
+             Tensor* c = g.external("cache", GgmlType::F16, {16, 10, 3, 1}, cache.data());
+             Tensor* src = permute(in(g, "in_a", {16, 3, 4, 1}), {0, 2, 1, 3});  // [16, 4 tokens, 3 heads]
+             return set_rows(c, src, in(g, "in_rows", {4, 1, 1, 1}, GgmlType::I32));
+         }, 1e-6},
+        {"attention_gqa_f16", [](Graph& g) {
+             Tensor* k = in(g, "in_k", {32, 9, 2, 1});
+             static std::vector<uint16_t> kc(32 * 9 * 2), vc(32 * 9 * 2);
+             Tensor* k16 = copy(k, g.external("kc", GgmlType::F16, {32, 9, 2, 1}, kc.data()));
+             Tensor* v16 = copy(in(g, "in_v", {32, 9, 2, 1}), g.external("vc", GgmlType::F16, {32, 9, 2, 1}, vc.data()));
+             return attention(in(g, "in_q", {32, 4, 5, 1}), k16, v16, in(g, "in_pos", {5, 1, 1, 1}, GgmlType::I32), 0.2f);
+         }, 1e-7},
+        {"attention_mha_f32", [](Graph& g) {
+             return attention(in(g, "in_q", {8, 3, 6, 1}), in(g, "in_k", {8, 7, 3, 1}), in(g, "in_v", {8, 7, 3, 1}),
+                              in(g, "in_pos", {6, 1, 1, 1}, GgmlType::I32), 0.35f);
+         }, 1e-7},
+    };
+    // get_rows and matmul for every weight type of the build.
+    for (const QuantTypeEntry& t : enabled_quant_types()) {
+        const GgmlType type = t.traits.id;
+        const std::string name(t.traits.name);
+        if (type == GgmlType::Q8_1 || type == GgmlType::Q8_K) continue;  // activation-only formats
+        // Plain types get an odd row length (stories260K has F16 rows of 172).
+        const int64_t k = t.traits.block_elems == 256 ? 512 : t.traits.block_elems == 1 ? 172 : 96;
+        v.push_back({"get_rows_" + name, [type, k](Graph& g) {
+                         Tensor* table = g.weight("table", type, {k, 11, 1, 1}, weights_of(type, k, 11).data());
+                         return get_rows(table, in(g, "in_ids", {4, 1, 1, 1}, GgmlType::I32));
+                     }, 0.0});
+        const double bound = type == GgmlType::F32 ? 1e-10 : type == GgmlType::F16 || type == GgmlType::BF16 ? 1e-5 : 5e-4;
+        for (int64_t m : {1, 3, 17})
+            v.push_back({"matmul_" + name + "_m" + std::to_string(m), [type, k, m](Graph& g) {
+                             Tensor* w = g.weight("w", type, {k, 13, 1, 1}, weights_of(type, k, 13).data());
+                             return matmul(w, in(g, "in_x", {k, m, 1, 1}));
+                         }, bound});
+    }
+    return v;
+}
+
+
+void fill_inputs(Graph& g) {
+    for (Tensor& t : g.tensors()) {
+        if (t.leaf != LeafKind::Input) continue;
+        const uint32_t seed = uint32_t(std::hash<std::string>{}(t.name));
+        if (t.type == GgmlType::I32) {
+            std::vector<int32_t> v(size_t(t.nelements()));
+            for (size_t i = 0; i < v.size(); ++i) v[i] = int32_t(i + seed % 3);  // distinct, small: valid ids, rows and positions
+            fill(&t, v);
+        } else {
+            fill(&t, random_floats(size_t(t.nelements()), seed, 2.0f));
+        }
+    }
+}
+
+std::vector<float> evaluate(const OpCase& c, std::vector<std::shared_ptr<Backend>> backends) {
+    Graph g;
+    Tensor* out = c.build(g);
+    Executor exec(g, {out}, {.backends = std::move(backends)});
+    fill_inputs(g);
+    exec.run();
+    return values_of(*out);
+}
+
+}  // namespace tessera::test

@@ -1,0 +1,33 @@
+// The op test cases every backend's kernels are checked with against the
+// ops' scalar references (op_cpu_test.cpp, op_vulkan_test.cpp): odd sizes,
+// broadcasting, strided views, caches, and get_rows/matmul for every weight
+// type of the build. Thresholds (NMSE) follow llama.cpp's backend tests:
+// 1e-7 for elementwise ops, norms and rope, 1e-6 for softmax and copies,
+// 5e-4 for quantized matmul.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/backend.hpp"
+#include "graph/graph.hpp"
+
+namespace tessera::test {
+
+struct OpCase {
+    std::string name;
+    std::function<Tensor*(Graph&)> build;  // inputs named in_*, weights borrowed from the case
+    double max_nmse;
+};
+
+std::vector<OpCase> op_cases();
+
+// Fills every input of the graph with values derived from its name.
+void fill_inputs(Graph& g);
+
+// Runs the case's graph on `backends` (in order of preference) and returns its output.
+std::vector<float> evaluate(const OpCase& c, std::vector<std::shared_ptr<Backend>> backends);
+
+}  // namespace tessera::test
