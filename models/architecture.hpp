@@ -2,12 +2,15 @@
 // its hyperparameters, which tensors it has (globally and per layer) and
 // their shapes in terms of those hyperparameters, and the choices its
 // transformer block makes. One table per architecture lives in
-// models/architectures/; models/model.hpp resolves a table against a file.
+// models/architectures/; models/model.hpp resolves a table against a file
+// (docs/model-description.md).
 #pragma once
 
 #include <array>
+#include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "kernels/cpu/rope.hpp"
@@ -29,7 +32,15 @@ struct HParam {
     // declared earlier ("n_embd/n_head"); neither means the key is required.
     std::optional<double> fallback = std::nullopt;
     std::string_view fallback_expr = {};
+
+    // The key in a file of architecture `arch`.
+    std::string key_for(std::string_view arch) const;
 };
+
+// Whether a projection (a weight [n_in, n_out] that multiplies activations)
+// adds a bias to its product: an F32 vector [n_out] named like the weight
+// with ".bias" for ".weight" ("blk.{i}.attn_q.bias").
+enum class Bias { None, Optional, Required };
 
 // A tensor, "{i}" in its name standing for the layer index. Shape entries are
 // hyperparameter expressions ("n_head*head_dim"); an empty entry ends the shape.
@@ -39,6 +50,12 @@ struct TensorSpec {
     std::array<std::string_view, 2> shape;
     bool optional = false;
     std::string_view tied_to = {};  // when absent, the global tensor of this role stands in
+    Bias bias = Bias::None;
+
+    // The tensor's name in a layer (any layer for a global tensor).
+    std::string name_in(int layer) const;
+    // Its bias's name in a layer; the weight's name ends in ".weight" (Model checks).
+    std::string bias_name_in(int layer) const;
 };
 
 struct Architecture {
@@ -48,6 +65,14 @@ struct Architecture {
     std::span<const TensorSpec> layer;
     cpu::RopeMode rope_mode;
 };
+
+// Values of hyperparameters by name.
+using HParamValues = std::map<std::string, double, std::less<>>;
+
+// A hyperparameter expression ("a", "a*b", "a/b*c", left to right) over
+// `values`. Throws an Error "<context> uses '<term>', which is not a
+// hyperparameter declared before it" for a term missing from them.
+double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::string_view context);
 
 // The architectures tessera knows; nullptr when `name` is not one of them.
 const Architecture* find_architecture(std::string_view name);

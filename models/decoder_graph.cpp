@@ -10,12 +10,15 @@ namespace tessera::model {
 namespace {
 
 // A graph leaf for a model tensor (one per tensor, however often it is used).
-Tensor* weight(Graph& g, const Model& m, std::string_view role, int layer = -1) {
-    const gguf::TensorInfo& info = m.tensor(role, layer);
+Tensor* leaf(Graph& g, const gguf::TensorInfo& info) {
     if (Tensor* t = g.find(info.name)) return t;
     Shape ne{1, 1, 1, 1};
     for (size_t d = 0; d < info.ne.size(); ++d) ne[d] = int64_t(info.ne[d]);
     return g.weight(info.name, info.type.id, ne, info.data.data());
+}
+
+Tensor* weight(Graph& g, const Model& m, std::string_view role, int layer = -1) {
+    return leaf(g, m.tensor(role, layer));
 }
 
 }  // namespace
@@ -38,7 +41,12 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
                                  .freq_scale = hp.rope_freq_scale,
                                  .mode = m.architecture().rope_mode};
     const float kq_scale = 1.0f / std::sqrt(float(hd));
-    auto mm = [&](Tensor* w, Tensor* x) { return matmul(w, x, precision); };
+    // x through the projection of a role: its weight times x, plus its bias where the model has one.
+    auto project = [&](std::string_view role, int layer, Tensor* x) {
+        Tensor* y = matmul(weight(g, m, role, layer), x, precision);
+        if (const gguf::TensorInfo* b = m.bias(role, layer)) y = add(y, leaf(g, *b));
+        return y;
+    };
 
     Tensor* x = g.name(get_rows(weight(g, m, "token_embd"), pass->tokens), "embd");
     for (int l = 0; l < int(hp.n_layer); ++l) {
@@ -48,9 +56,9 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
         // Attention: q, k, v of the new tokens; k and v appended to the cache;
         // every new token attends to all cached positions up to its own.
         Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), w("attn_norm")), p + "attn_norm");
-        Tensor* q = reshape(mm(w("attn_q"), h), {hd, hp.n_head, n_tokens, 1});
-        Tensor* k = reshape(mm(w("attn_k"), h), {hd, hp.n_head_kv, n_tokens, 1});
-        Tensor* v = g.name(reshape(mm(w("attn_v"), h), {hd, hp.n_head_kv, n_tokens, 1}), p + "v");
+        Tensor* q = reshape(project("attn_q", l, h), {hd, hp.n_head, n_tokens, 1});
+        Tensor* k = reshape(project("attn_k", l, h), {hd, hp.n_head_kv, n_tokens, 1});
+        Tensor* v = g.name(reshape(project("attn_v", l, h), {hd, hp.n_head_kv, n_tokens, 1}), p + "v");
         q = g.name(rope(q, pos, rope_params), p + "q");
         k = g.name(rope(k, pos, rope_params), p + "k");
         Tensor* k_cache = g.external(p + "k_cache", cache.type(), cache.shape(), cache.k(l));
@@ -60,17 +68,17 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
         const Shape used{hd, n_kv, hp.n_head_kv, 1};
         Tensor* att = attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), pos, kq_scale);
         g.name(att, p + "attn");
-        Tensor* att_out = mm(w("attn_output"), reshape(att, {hd * hp.n_head, n_tokens, 1, 1}));
+        Tensor* att_out = project("attn_output", l, reshape(att, {hd * hp.n_head, n_tokens, 1, 1}));
         x = g.name(add(x, att_out), p + "attn_residual");
 
         // Feed-forward: SwiGLU.
         h = g.name(mul(rms_norm(x, hp.rms_eps), w("ffn_norm")), p + "ffn_norm");
-        Tensor* ff = swiglu(mm(w("ffn_gate"), h), mm(w("ffn_up"), h));
-        x = g.name(add(x, mm(w("ffn_down"), ff)), p + "ffn_residual");
+        Tensor* ff = swiglu(project("ffn_gate", l, h), project("ffn_up", l, h));
+        x = g.name(add(x, project("ffn_down", l, ff)), p + "ffn_residual");
     }
     if (!all_logits && n_tokens > 1) x = slice_rows(x, n_tokens - 1, 1);
     Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), weight(g, m, "output_norm")), "output_norm");
-    pass->logits = g.name(mm(weight(g, m, "output"), h), "logits");
+    pass->logits = g.name(project("output", -1, h), "logits");
     return pass;
 }
 

@@ -6,18 +6,6 @@
 
 namespace tessera::model {
 
-namespace {
-
-std::string replace_all(std::string_view text, std::string_view what, std::string_view with) {
-    std::string out;
-    size_t pos = 0;
-    for (size_t hit; (hit = text.find(what, pos)) != std::string_view::npos; pos = hit + what.size())
-        out.append(text.substr(pos, hit - pos)).append(with);
-    return out.append(text.substr(pos));
-}
-
-}  // namespace
-
 Model::Model(gguf::File file) : file_(std::move(file)) {
     const std::string arch = file_.get_string("general.architecture");
     arch_ = find_architecture(arch);
@@ -28,30 +16,13 @@ Model::Model(gguf::File file) : file_(std::move(file)) {
     resolve_tensors();
 }
 
-// "a", "a*b", "a/b": hyperparameters declared earlier, left to right.
 double Model::eval(std::string_view expr, std::string_view what) const {
-    double result = 0;
-    char op = '=';
-    size_t pos = 0;
-    while (pos <= expr.size()) {
-        const size_t end = expr.find_first_of("*/", pos);
-        const std::string_view term = expr.substr(pos, end == std::string_view::npos ? end : end - pos);
-        auto it = values_.find(term);
-        if (it == values_.end())
-            throw Error("architecture '" + std::string(arch_->name) + "': " + std::string(what) + " uses '" +
-                        std::string(term) + "', which is not a hyperparameter declared before it");
-        const double v = it->second;
-        result = op == '=' ? v : op == '*' ? result * v : result / v;
-        if (end == std::string_view::npos) break;
-        op = expr[end];
-        pos = end + 1;
-    }
-    return result;
+    return eval_hparam_expr(expr, values_, "architecture '" + std::string(arch_->name) + "': " + std::string(what));
 }
 
 void Model::read_hparams() {
     for (const HParam& h : arch_->hparams) {
-        const std::string key = replace_all(h.key, "{arch}", arch_->name);
+        const std::string key = h.key_for(arch_->name);
         double value;
         if (file_.find(key) == nullptr) {
             if (h.fallback) value = *h.fallback;
@@ -103,16 +74,16 @@ void Model::read_hparams() {
     hp_.rope_freq_scale = float(1.0 / factor);
 }
 
-const gguf::TensorInfo* Model::resolve(const TensorSpec& spec, int layer) const {
-    const std::string name = replace_all(spec.name, "{i}", std::to_string(layer));
+const gguf::TensorInfo* Model::resolve(const std::string& name, std::span<const std::string_view> shape,
+                                       bool optional) const {
     const gguf::TensorInfo* t = file_.find_tensor(name);
     if (t == nullptr) {
-        if (spec.optional) return nullptr;
+        if (optional) return nullptr;
         throw Error(file_.name() + ": tensor '" + name + "' is missing");
     }
     std::vector<uint64_t> expected;
-    for (std::string_view dim : spec.shape)
-        if (!dim.empty()) expected.push_back(uint64_t(eval(dim, spec.name)));
+    for (std::string_view dim : shape)
+        if (!dim.empty()) expected.push_back(uint64_t(eval(dim, name)));
     if (t->ne != expected) {
         std::string want = "[";
         for (size_t i = 0; i < expected.size(); ++i) want += (i ? ", " : "") + std::to_string(expected[i]);
@@ -122,14 +93,25 @@ const gguf::TensorInfo* Model::resolve(const TensorSpec& spec, int layer) const 
     return t;
 }
 
+void Model::resolve_into(const TensorSpec& spec, int layer, TensorTable& table) const {
+    table.emplace(std::string(spec.role), resolve(spec.name_in(layer), spec.shape, spec.optional));
+    if (spec.bias == Bias::None) return;
+    if (!spec.name.ends_with(".weight") || spec.shape[1].empty())
+        throw Error("architecture '" + std::string(arch_->name) + "': '" + std::string(spec.name) +
+                    "' has a bias, so it must be a 2-D tensor named '*.weight'");
+    const std::string_view out_size[] = {spec.shape[1]};
+    table.emplace(std::string(spec.role) + ".bias",
+                  resolve(spec.bias_name_in(layer), out_size, spec.bias == Bias::Optional));
+}
+
 void Model::resolve_tensors() {
-    for (const TensorSpec& spec : arch_->globals) globals_.emplace(std::string(spec.role), resolve(spec, -1));
+    for (const TensorSpec& spec : arch_->globals) resolve_into(spec, -1, globals_);
     for (const TensorSpec& spec : arch_->globals)
         if (globals_.at(std::string(spec.role)) == nullptr && !spec.tied_to.empty())
             globals_[std::string(spec.role)] = globals_.at(std::string(spec.tied_to));
     layers_.resize(size_t(hp_.n_layer));
     for (int l = 0; l < int(hp_.n_layer); ++l)
-        for (const TensorSpec& spec : arch_->layer) layers_[size_t(l)].emplace(std::string(spec.role), resolve(spec, l));
+        for (const TensorSpec& spec : arch_->layer) resolve_into(spec, l, layers_[size_t(l)]);
 }
 
 double Model::hparam(std::string_view name) const {
@@ -145,6 +127,12 @@ const gguf::TensorInfo& Model::tensor(std::string_view role, int layer) const {
         throw Error(file_.name() + ": no tensor for role '" + std::string(role) + "'" +
                     (layer >= 0 ? " in layer " + std::to_string(layer) : ""));
     return *it->second;
+}
+
+const gguf::TensorInfo* Model::bias(std::string_view role, int layer) const {
+    const auto& table = layer < 0 ? globals_ : layers_.at(size_t(layer));
+    auto it = table.find(std::string(role) + ".bias");
+    return it == table.end() ? nullptr : it->second;
 }
 
 bool Model::output_is_tied() const { return globals_.at("output") == globals_.at("token_embd"); }

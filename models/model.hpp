@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,19 +33,26 @@ public:
     // The tensor of a global role (layer < 0) or of a layer's role; a tied
     // role returns the tensor it is tied to.
     const gguf::TensorInfo& tensor(std::string_view role, int layer = -1) const;
+    // The bias of a projection's role; nullptr when the model has none.
+    const gguf::TensorInfo* bias(std::string_view role, int layer = -1) const;
     bool output_is_tied() const;
 
 private:
+    using TensorTable = std::map<std::string, const gguf::TensorInfo*, std::less<>>;
+
     void read_hparams();
     void resolve_tensors();
     double eval(std::string_view expr, std::string_view what) const;
-    const gguf::TensorInfo* resolve(const TensorSpec& spec, int layer) const;
+    const gguf::TensorInfo* resolve(const std::string& name, std::span<const std::string_view> shape,
+                                    bool optional) const;
+    // Finds a spec's tensor and, for a projection, its bias (key role + ".bias").
+    void resolve_into(const TensorSpec& spec, int layer, TensorTable& table) const;
 
     gguf::File file_;
     const Architecture* arch_ = nullptr;
-    std::map<std::string, double, std::less<>> values_;
-    std::map<std::string, const gguf::TensorInfo*, std::less<>> globals_;
-    std::vector<std::map<std::string, const gguf::TensorInfo*, std::less<>>> layers_;
+    HParamValues values_;
+    TensorTable globals_;
+    std::vector<TensorTable> layers_;
     HyperParams hp_{};
 };
 

@@ -4,7 +4,9 @@
 #include <cstring>
 
 #include "kernels/quant/registry.hpp"
+#include "models/architecture.hpp"
 #include "models/gguf/writer.hpp"
+#include "models/synthetic_vocab.hpp"
 #include "support/error.hpp"
 
 namespace tessera::model {
@@ -12,6 +14,9 @@ namespace {
 
 // The standard deviation of the random weights (uniform), about that of trained Llama weights.
 constexpr float kWeightStd = 0.02f;
+// That of the random biases: larger, so that they shape the attention scores
+// visibly (q and k are products of normed activations with kWeightStd weights).
+constexpr float kBiasStd = 0.5f;
 
 uint64_t splitmix64(uint64_t x) {
     x += 0x9E3779B97F4A7C15ull;
@@ -20,10 +25,10 @@ uint64_t splitmix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-// Row r of a tensor: uniform values in [-a, a] (std kWeightStd) from a
-// generator seeded by (seed, tensor, row), so that rows can be made in any order.
-void random_row(uint64_t seed, uint64_t tensor, int64_t row, std::span<float> out) {
-    const float a = kWeightStd * std::sqrt(3.0f);
+// Row r of a tensor: uniform values in [-a, a] (standard deviation `std`) from
+// a generator seeded by (seed, tensor, row), so that rows can be made in any order.
+void random_row(uint64_t seed, uint64_t tensor, int64_t row, float std, std::span<float> out) {
+    const float a = std * std::sqrt(3.0f);
     uint64_t state = splitmix64(seed ^ splitmix64(tensor * 0x100000001B3ull + uint64_t(row)));
     for (float& v : out) {
         state = splitmix64(state);
@@ -31,43 +36,18 @@ void random_row(uint64_t seed, uint64_t tensor, int64_t row, std::span<float> ou
     }
 }
 
-// Bijective base 26: 0 -> "a", 25 -> "z", 26 -> "aa", ...
-std::string letters(uint64_t i) {
-    std::string s;
-    for (++i; i > 0; i = (i - 1) / 26) s.insert(s.begin(), char('a' + (i - 1) % 26));
-    return s;
+// The vocabulary kind real models of the architecture ship with.
+void add_vocabulary(gguf::Writer& w, std::string_view arch, int64_t n_vocab) {
+    if (arch == "qwen2") add_bpe_vocabulary(w, n_vocab, "qwen2");
+    else add_spm_vocabulary(w, n_vocab);
 }
 
-// <unk>, <s>, </s>, the 256 byte tokens, then distinct pieces (every other
-// one with the word-start mark) with decreasing scores.
-void add_vocabulary(gguf::Writer& w, int64_t n_vocab) {
-    using gguf::Array, gguf::Value, gguf::ValueType;
-    Array tokens{ValueType::STRING, {}}, scores{ValueType::FLOAT32, {}}, types{ValueType::INT32, {}};
-    auto add = [&](std::string piece, float score, int32_t type) {
-        tokens.items.push_back(Value{std::move(piece)});
-        scores.items.push_back(Value{score});
-        types.items.push_back(Value{type});
-    };
-    add("<unk>", 0.0f, 2);  // token types: 1 normal, 2 unknown, 3 control, 6 byte
-    add("<s>", 0.0f, 3);
-    add("</s>", 0.0f, 3);
-    for (int b = 0; b < 256; ++b) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "<0x%02X>", b);
-        add(hex, 0.0f, 6);
-    }
-    for (int64_t j = 0; int64_t(tokens.items.size()) < n_vocab; ++j)
-        add((j % 2 == 0 ? "\xE2\x96\x81" : "") + letters(uint64_t(j / 2)), -float(j), 1);
-    w.add_kv("tokenizer.ggml.model", Value{std::string("llama")});
-    w.add_kv("tokenizer.ggml.pre", Value{std::string("default")});
-    w.add_kv("tokenizer.ggml.tokens", Value{std::move(tokens)});
-    w.add_kv("tokenizer.ggml.scores", Value{std::move(scores)});
-    w.add_kv("tokenizer.ggml.token_type", Value{std::move(types)});
-    w.add_kv("tokenizer.ggml.bos_token_id", Value{uint32_t{1}});
-    w.add_kv("tokenizer.ggml.eos_token_id", Value{uint32_t{2}});
-    w.add_kv("tokenizer.ggml.unknown_token_id", Value{uint32_t{0}});
-    w.add_kv("tokenizer.ggml.add_bos_token", Value{true});
-    w.add_kv("tokenizer.ggml.add_eos_token", Value{false});
+// The description's hyperparameters for a shape.
+HParamValues hparam_values(const ModelShape& s) {
+    return {{"n_embd", double(s.n_embd)},      {"n_layer", double(s.n_layer)},    {"n_head", double(s.n_head)},
+            {"n_head_kv", double(s.n_head_kv)}, {"head_dim", double(s.head_dim())}, {"n_ff", double(s.n_ff)},
+            {"n_ctx_train", double(s.n_ctx)},   {"n_vocab", double(s.n_vocab)},    {"rms_eps", double(s.rms_eps)},
+            {"rope_base", double(s.rope_base)}, {"n_rot", double(s.head_dim())}};
 }
 
 }  // namespace
@@ -103,23 +83,28 @@ uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& p
                                const std::function<void(uint64_t, uint64_t)>& progress) {
     const ModelShape& s = model.shape;
     s.check();
+    const Architecture* arch = find_architecture(model.arch);
+    if (arch == nullptr)
+        throw Error("architecture '" + model.arch + "' is not supported (tessera knows: " +
+                    std::string(known_architectures()) + ")");
+    const std::string arch_name(arch->name);
+    const HParamValues values = hparam_values(s);
     using gguf::Value;
     gguf::Writer w;
-    w.add_kv("general.architecture", Value{std::string("llama")});
+    w.add_kv("general.architecture", Value{arch_name});
     w.add_kv("general.name", Value{s.name + " (synthetic, " + model.plan.name() + ")"});
-    w.add_kv("llama.context_length", Value{uint32_t(s.n_ctx)});
-    w.add_kv("llama.embedding_length", Value{uint32_t(s.n_embd)});
-    w.add_kv("llama.block_count", Value{uint32_t(s.n_layer)});
-    w.add_kv("llama.feed_forward_length", Value{uint32_t(s.n_ff)});
-    w.add_kv("llama.rope.dimension_count", Value{uint32_t(s.head_dim())});
-    w.add_kv("llama.attention.head_count", Value{uint32_t(s.n_head)});
-    w.add_kv("llama.attention.head_count_kv", Value{uint32_t(s.n_head_kv)});
-    w.add_kv("llama.attention.layer_norm_rms_epsilon", Value{s.rms_eps});
-    w.add_kv("llama.rope.freq_base", Value{s.rope_base});
-    w.add_kv("llama.vocab_size", Value{uint32_t(s.n_vocab)});
+    for (const HParam& h : arch->hparams) {
+        if (h.source == Source::ArrayLength) continue;  // the token list's length: the vocabulary
+        const auto it = values.find(h.name);
+        if (it == values.end())
+            throw Error("make-model has no value for hyperparameter '" + std::string(h.name) + "' of " + arch_name);
+        if (h.source == Source::Float) w.add_kv(h.key_for(arch_name), Value{float(it->second)});
+        else w.add_kv(h.key_for(arch_name), Value{uint32_t(it->second)});
+    }
+    w.add_kv(arch_name + ".vocab_size", Value{uint32_t(s.n_vocab)});
     w.add_kv("general.quantization_version", Value{uint32_t{2}});
     if (const auto ftype = model.plan.llama_file_type()) w.add_kv("general.file_type", Value{*ftype});
-    add_vocabulary(w, s.n_vocab);
+    add_vocabulary(w, arch_name, s.n_vocab);
 
     uint64_t tensor_index = 0, bytes = 0;
     // A matrix of `rows` rows of `row_elems` random values, in the plan's type for it.
@@ -135,36 +120,36 @@ uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& p
                              std::vector<float> values(static_cast<size_t>(row_elems));
 #pragma omp for schedule(dynamic, 16)
                              for (int64_t r = 0; r < rows; ++r) {
-                                 random_row(seed, index, r, values);
+                                 random_row(seed, index, r, kWeightStd, values);
                                  entry.quantize_row(values.data(), dst.data() + size_t(r) * row_bytes, row_elems);
                              }
                          }
                      });
     };
-    auto norm = [&](const std::string& name) {
-        bytes += 4 * size_t(s.n_embd);
-        w.add_tensor(name, GgmlType::F32, {uint64_t(s.n_embd)}, [](std::span<uint8_t> dst) {
-            const float one = 1.0f;
-            for (size_t i = 0; i < dst.size(); i += 4) std::memcpy(dst.data() + i, &one, 4);
-        });
+    // An F32 vector: a norm's scales (ones), or a bias (random, kBiasStd).
+    auto f32_vector = [&](const std::string& name, int64_t n, bool is_bias) {
+        bytes += 4 * size_t(n);
+        w.add_tensor(name, GgmlType::F32, {uint64_t(n)},
+                     [=, seed = model.seed, index = tensor_index++](std::span<uint8_t> dst) {
+                         std::vector<float> values(size_t(n), 1.0f);
+                         if (is_bias) random_row(seed, index, 0, kBiasStd, values);
+                         std::memcpy(dst.data(), values.data(), dst.size());
+                     });
     };
-
-    const int64_t kv = s.n_head_kv * s.head_dim();
-    matrix("token_embd.weight", s.n_embd, s.n_vocab);
-    for (int64_t l = 0; l < s.n_layer; ++l) {
-        const std::string p = "blk." + std::to_string(l) + ".";
-        norm(p + "attn_norm.weight");
-        matrix(p + "attn_q.weight", s.n_embd, s.n_embd);
-        matrix(p + "attn_k.weight", s.n_embd, kv);
-        matrix(p + "attn_v.weight", s.n_embd, kv);
-        matrix(p + "attn_output.weight", s.n_embd, s.n_embd);
-        norm(p + "ffn_norm.weight");
-        matrix(p + "ffn_gate.weight", s.n_embd, s.n_ff);
-        matrix(p + "ffn_up.weight", s.n_embd, s.n_ff);
-        matrix(p + "ffn_down.weight", s.n_ff, s.n_embd);
-    }
-    norm("output_norm.weight");
-    matrix("output.weight", s.n_embd, s.n_vocab);
+    // Every tensor of the description, optional ones included; biases where required.
+    auto add_spec = [&](const TensorSpec& spec, int layer) {
+        const std::string name = spec.name_in(layer);
+        auto dim = [&](std::string_view expr) { return int64_t(eval_hparam_expr(expr, values, name)); };
+        if (spec.shape[1].empty()) {
+            f32_vector(name, dim(spec.shape[0]), false);
+            return;
+        }
+        matrix(name, dim(spec.shape[0]), dim(spec.shape[1]));
+        if (spec.bias == Bias::Required) f32_vector(spec.bias_name_in(layer), dim(spec.shape[1]), true);
+    };
+    for (const TensorSpec& spec : arch->globals) add_spec(spec, -1);
+    for (int l = 0; l < int(s.n_layer); ++l)
+        for (const TensorSpec& spec : arch->layer) add_spec(spec, l);
     w.write(path, progress);
     return bytes;
 }

@@ -1,8 +1,9 @@
-// Synthetic Llama models: random weights in the shape of a real model and a
-// generated SentencePiece-style vocabulary, so that anyone can benchmark
-// without downloading weights (`tessera make-model`). The files follow
-// llama.cpp's GGUF conventions (keys, tensor names, file type), so llama.cpp
-// loads the very same file.
+// Synthetic models: random weights in the shape of a real model and a
+// generated vocabulary, so that anyone can benchmark or test without
+// downloading weights (`tessera make-model`). Keys and tensors are those of
+// the architecture's description (models/architectures/), which follow
+// llama.cpp's GGUF conventions (as does the file type), so llama.cpp loads
+// the very same file.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,7 @@ struct ModelShape {
     int64_t head_dim() const { return n_head > 0 ? n_embd / n_head : 0; }
     // Throws an Error naming the first inconsistent field.
     void check() const;
-    // Parameters of the weight matrices and embeddings (what the file stores, norms aside).
+    // Parameters of the weight matrices and embeddings (what the file stores, norms and biases aside).
     int64_t n_params() const;
 };
 
@@ -36,6 +37,10 @@ std::vector<std::string> preset_shape_names();
 
 struct SyntheticModel {
     ModelShape shape;
+    // An architecture tessera describes: its keys and tensors, random biases
+    // where it requires them; the vocabulary is the kind its real models ship
+    // (SentencePiece for llama, byte-level BPE with the qwen2 pre-tokenizer for qwen2).
+    std::string arch = "llama";
     QuantizePlan plan;  // weight types, as `tessera quantize` chooses them
     uint64_t seed = 1;
 };

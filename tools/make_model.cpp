@@ -1,4 +1,5 @@
-// `tessera make-model`: a synthetic Llama model of a real model's shape.
+// `tessera make-model`: a synthetic model of a real model's shape, of any
+// architecture tessera describes.
 #include <cstdio>
 #include <memory>
 
@@ -10,7 +11,7 @@ namespace tessera::cli {
 namespace {
 
 struct MakeModelOptions {
-    std::string shape, type = "Q4_0", out;
+    std::string shape, arch = "llama", type = "Q4_0", out;
     model::ModelShape custom;  // fields given on the command line (0: from the preset)
     float rope_base = 0.0f;
     uint64_t seed = 1;
@@ -42,10 +43,11 @@ model::ModelShape resolve_shape(const MakeModelOptions& o) {
 }
 
 void run_make_model(const MakeModelOptions& o) {
-    model::SyntheticModel m{.shape = resolve_shape(o), .plan = QuantizePlan::parse(o.type), .seed = o.seed};
+    model::SyntheticModel m{
+        .shape = resolve_shape(o), .arch = o.arch, .plan = QuantizePlan::parse(o.type), .seed = o.seed};
     if (!o.quiet)
-        std::fprintf(stderr, "%s: %s, %.2f B parameters, %s\n", o.out.c_str(), m.shape.name.c_str(),
-                     double(m.shape.n_params()) / 1e9, m.plan.name().c_str());
+        std::fprintf(stderr, "%s: %s %s, %.2f B parameters, %s\n", o.out.c_str(), m.arch.c_str(),
+                     m.shape.name.c_str(), double(m.shape.n_params()) / 1e9, m.plan.name().c_str());
     int shown = -1;
     const uint64_t bytes = model::write_synthetic_model(m, o.out, [&](uint64_t done, uint64_t total) {
         const int percent = total > 0 ? int(100 * done / total) : 100;
@@ -61,9 +63,11 @@ void run_make_model(const MakeModelOptions& o) {
 void add_make_model_command(CLI::App& app) {
     auto o = std::make_shared<MakeModelOptions>();
     auto* cmd = app.add_subcommand(
-        "make-model", "Write a Llama model with random weights in a real model's shape and a generated vocabulary "
-                      "(for benchmarks; llama.cpp loads it too)");
+        "make-model", "Write a model with random weights in a real model's shape and a generated vocabulary "
+                      "(for benchmarks and tests; llama.cpp loads it too)");
     cmd->add_option("--shape", o->shape, "tinyllama-1.1b, llama-2-7b, llama-3-8b, or custom")->required();
+    cmd->add_option("--arch", o->arch, "Architecture: llama, or qwen2 (biases on q/k/v, NEOX rope, BPE vocabulary)")
+        ->capture_default_str();
     cmd->add_option("--type", o->type, "Weight type (Q4_0, Q8_0, F16, ...) or mix (Q4_K_M, Q5_K_M)")
         ->capture_default_str();
     cmd->add_option("-o,--output", o->out, "Output GGUF file")->required();

@@ -1,9 +1,11 @@
 #include "models/architectures/registry.hpp"
 
+#include <string>
+
 namespace tessera::model {
 
 namespace {
-const Architecture* const kArchitectures[] = {&kLlama};
+const Architecture* const kArchitectures[] = {&kLlama, &kQwen2};
 }
 
 const Architecture* find_architecture(std::string_view name) {
@@ -12,6 +14,13 @@ const Architecture* find_architecture(std::string_view name) {
     return nullptr;
 }
 
-std::string_view known_architectures() { return "llama"; }
+std::string_view known_architectures() {
+    static const std::string names = [] {
+        std::string s;
+        for (const Architecture* a : kArchitectures) s += (s.empty() ? "" : ", ") + std::string(a->name);
+        return s;
+    }();
+    return names;
+}
 
 }  // namespace tessera::model

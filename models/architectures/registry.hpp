@@ -6,5 +6,6 @@
 namespace tessera::model {
 
 extern const Architecture kLlama;
+extern const Architecture kQwen2;
 
 }  // namespace tessera::model

@@ -79,16 +79,17 @@ size_t gpt2_word(const Chars& c, size_t i) {
     return c.trailing_space(i);
 }
 
-// The end of the Llama-3 word starting at i.
-size_t llama3_word(const Chars& c, size_t i) {
+// The end of the Llama-3 word starting at i; Qwen2's words differ only in
+// taking one digit at a time (max_digits 1 instead of 3).
+size_t llama3_word(const Chars& c, size_t i, size_t max_digits) {
     if (const size_t end = c.contraction(i, true); end != i) return end;
     // [^\r\n\p{L}\p{N}]?\p{L}+
     const size_t j = (!c.newline(i) && !c.letter(i) && !c.number(i) && c.letter(i + 1)) ? i + 1 : i;
     if (c.letter(j)) return c.skip(j, [&](size_t k) { return c.letter(k); });
-    // \p{N}{1,3}
+    // \p{N}{1,max_digits}
     if (c.number(i)) {
         size_t end = i;
-        while (end < i + 3 && c.number(end)) ++end;
+        while (end < i + max_digits && c.number(end)) ++end;
         return end;
     }
     // ' ?[^\s\p{L}\p{N}]+[\r\n]*'
@@ -109,15 +110,18 @@ size_t llama3_word(const Chars& c, size_t i) {
 PreTokenizer pretokenizer_named(std::string_view pre) {
     if (pre.empty() || pre == "default" || pre == "gpt-2") return PreTokenizer::gpt2;
     if (pre == "llama-bpe" || pre == "llama3" || pre == "llama-v3") return PreTokenizer::llama3;
+    if (pre == "qwen2" || pre == "deepseek-r1-qwen") return PreTokenizer::qwen2;
     throw Error("tokenizer.ggml.pre \"" + std::string(pre) +
-                "\" is not a supported pre-tokenizer (supported: \"gpt-2\", \"llama-bpe\")");
+                "\" is not a supported pre-tokenizer (supported: \"gpt-2\", \"llama-bpe\", \"qwen2\")");
 }
 
 std::vector<std::string_view> pretokenize(std::string_view text, PreTokenizer kind) {
     const Chars chars(text);
     std::vector<std::string_view> words;
     for (size_t i = 0; i < chars.size();) {
-        const size_t end = kind == PreTokenizer::gpt2 ? gpt2_word(chars, i) : llama3_word(chars, i);
+        const size_t end = kind == PreTokenizer::gpt2     ? gpt2_word(chars, i)
+                           : kind == PreTokenizer::llama3 ? llama3_word(chars, i, 3)
+                                                          : llama3_word(chars, i, 1);
         words.push_back(chars.slice(i, end));
         i = end;
     }

@@ -177,6 +177,38 @@ TEST(Cli, MakeModelWritesALoadableLlama) {
     EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(Cli, MakeModelWritesALoadableQwen2) {
+    const auto out = temp_path("synthetic-qwen2.gguf");
+    auto r = run_cli("make-model -q --arch qwen2 --shape custom --n-vocab 400 --n-embd 64 --n-layer 2 --n-head 4 "
+                     "--n-head-kv 2 --n-ff 128 --n-ctx 64 --type Q8_0 -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto f = gguf::File::open(out.string());
+    EXPECT_EQ(f.get_string("general.architecture"), "qwen2");
+    EXPECT_EQ(f.get_uint("qwen2.block_count"), 2u);
+    EXPECT_EQ(f.get_uint("qwen2.attention.head_count_kv"), 2u);
+    EXPECT_EQ(f.tensor("blk.1.attn_q.bias").ne, (std::vector<uint64_t>{64}));
+    EXPECT_EQ(f.tensor("blk.1.attn_k.bias").ne, (std::vector<uint64_t>{32}));
+    EXPECT_EQ(f.tensor("blk.1.attn_v.bias").type.id, GgmlType::F32);
+    EXPECT_EQ(f.tensor("blk.1.attn_v.weight").type.id, GgmlType::Q8_0);
+    EXPECT_EQ(f.find_tensor("blk.1.attn_output.bias"), nullptr);
+    EXPECT_EQ(f.get_string("tokenizer.ggml.model"), "gpt2");
+    EXPECT_EQ(f.get_string("tokenizer.ggml.pre"), "qwen2");
+    EXPECT_EQ(f.get_array("tokenizer.ggml.tokens").items.size(), 400u);
+    // Byte-level BPE: "a", then " ab" from the merges "Ġ a" and "Ġa b", then
+    // a space and one token per digit; no BOS.
+    r = run_cli("tokenize -m " + out.string() + " -p 'a ab 12'", false);
+    EXPECT_EQ(r.out, "97 285 32 49 50\n");
+    r = run_cli("run -m " + out.string() + " -p 'hello' -n 4 --temp 0", false);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    fs::remove(out);
+
+    r = run_cli("make-model --arch gpt2 --shape custom --n-embd 64 --n-head 4 --n-layer 1 --n-ff 64 --n-ctx 8 "
+                "--n-vocab 300 -o " + out.string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("llama, qwen2"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(Cli, BenchReportsLlamaBenchFields) {
     const auto model = temp_path("bench-model.gguf");
     ASSERT_EQ(run_cli("make-model -q --shape custom --n-vocab 400 --n-embd 64 --n-layer 2 --n-head 4 --n-ff 128 "

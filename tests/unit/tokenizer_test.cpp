@@ -243,14 +243,22 @@ TEST(TokenizerPre, Llama3Splits) {
     EXPECT_EQ(pretokenize("x \n \ny", PreTokenizer::llama3), (Words{"x", " \n \n", "y"}));
 }
 
+TEST(TokenizerPre, Qwen2SplitsDigitsOneByOne) {
+    EXPECT_EQ(pretokenize("I've 2 cats,  and\tdogs!\n", PreTokenizer::qwen2),
+              pretokenize("I've 2 cats,  and\tdogs!\n", PreTokenizer::llama3));
+    EXPECT_EQ(pretokenize("DON'T 12345", PreTokenizer::qwen2), (Words{"DON", "'T", " ", "1", "2", "3", "4", "5"}));
+    EXPECT_EQ(pretokenize("x1\xD9\xA3y", PreTokenizer::qwen2), (Words{"x", "1", "\xD9\xA3", "y"}));  // ٣ is a digit
+}
+
 TEST(TokenizerPre, UnknownNameIsAnError) {
     EXPECT_EQ(pretokenizer_named("llama-bpe"), PreTokenizer::llama3);
     EXPECT_EQ(pretokenizer_named("gpt-2"), PreTokenizer::gpt2);
+    EXPECT_EQ(pretokenizer_named("qwen2"), PreTokenizer::qwen2);
     try {
-        pretokenizer_named("qwen2");
+        pretokenizer_named("deepseek-coder");
         FAIL() << "no error";
     } catch (const Error& e) {
-        gguf::test::expect_mentions(e.what(), {"tokenizer.ggml.pre", "qwen2"});
+        gguf::test::expect_mentions(e.what(), {"tokenizer.ggml.pre", "deepseek-coder"});
     }
 }
 
