@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "graph/tensor.hpp"
@@ -31,6 +32,8 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string_view name() const = 0;
+    // The hardware, for reports (a GPU's name); empty for the host.
+    virtual std::string device_name() const { return {}; }
     // Whether this backend has a kernel for the node's op and types.
     virtual bool supports(const Tensor& node) const = 0;
     // Storage for planned tensors (zeroed, 64-byte aligned; host-addressable
@@ -39,6 +42,9 @@ public:
     virtual bool host_addressable() const { return true; }
     // Storage the host and this backend both read and write directly.
     virtual std::shared_ptr<void> allocate_shared(size_t bytes) { return allocate(bytes); }
+    // Makes a weight leaf ready for this backend ahead of its first use (a
+    // device copies it to device memory).
+    virtual void preload(const Tensor& weight) {}
     // Copies `bytes` bytes at this backend's address `data` into host memory.
     virtual void copy_to_host(const void* data, size_t bytes, void* dst) const;
     // Scratch a node needs while it runs (shared by the backend's threads).

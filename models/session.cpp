@@ -4,7 +4,10 @@
 #include <cstring>
 #include <numeric>
 
-#include "graph/cpu_backend.hpp"
+#include <map>
+
+#include "graph/vulkan/vulkan_error.hpp"
+#include "ops/op_def.hpp"
 #include "graph/executor.hpp"
 #include "models/decoder_graph.hpp"
 #include "support/error.hpp"
@@ -14,9 +17,41 @@ namespace tessera::model {
 Session::Session(const Model& model, SessionOptions options)
     : model_(model),
       options_(options),
-      cache_(model.hparams(), std::min(options.n_ctx, model.hparams().n_ctx_train), options.kv_type),
-      cpu_(std::make_shared<CpuBackend>(options.n_threads)) {
+      cache_(model.hparams(), std::min(options.n_ctx, model.hparams().n_ctx_train), options.kv_type) {
     if (options_.batch < 1) throw Error("the batch size must be at least 1");
+    BackendSet set = make_backends(options.backend, options.device, options.n_threads);
+    backends_ = std::move(set.backends);
+    notice_ = std::move(set.notice);
+    preload_weights();
+}
+
+// Copies every weight to a device backend now rather than during the first
+// pass; with --backend auto, a device too small for the model means the CPU.
+void Session::preload_weights() {
+    if (backends_.front()->host_addressable()) return;
+    auto pass = build_decoder_pass(model_, cache_, 1, 0, false, options_.activations);
+    try {
+        for (const Tensor& t : pass->graph.tensors())
+            if (t.leaf == LeafKind::Weight) backends_.front()->preload(t);
+    } catch (const VulkanOutOfMemory& e) {
+        if (options_.backend != BackendKind::Auto) throw;
+        notice_ = std::string(e.what()) + ": running on the CPU";
+        backends_.erase(backends_.begin());
+    }
+}
+
+// Says once which ops of the first pass had no kernel on the preferred backend.
+void Session::report_placement(const Executor& exec) {
+    if (placement_reported_ || backends_.size() < 2) return;
+    placement_reported_ = true;
+    std::map<std::string, int> fallback;
+    for (const Tensor* t : exec.schedule())
+        if (!t->is_view() && t->backend != 0 && t->op->name != "transfer") ++fallback[std::string(t->op->name)];
+    if (fallback.empty()) return;
+    std::string ops;
+    for (const auto& [op, n] : fallback) ops += (ops.empty() ? "" : ", ") + op + " (" + std::to_string(n) + ")";
+    notice_ += (notice_.empty() ? "" : "\n") + std::string(backends_.front()->name()) + " has no kernel for " + ops +
+               ": these nodes run on the " + std::string(backends_[1]->name());
 }
 
 std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logits) {
@@ -33,9 +68,10 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
         const size_t n = std::min(tokens.size() - first, size_t(options_.batch));
         const bool last_batch = first + n == tokens.size();
         auto pass = build_decoder_pass(model_, cache_, int64_t(n), n_past_, all_logits, options_.activations);
-        ExecutorOptions exec_options{.backends = {cpu_}, .profile = options_.profile};
+        ExecutorOptions exec_options{.backends = backends_, .profile = options_.profile};
         if (!trace_dir_.empty()) exec_options.dump_dir = std::exchange(trace_dir_, {});
         Executor exec(pass->graph, {pass->logits}, exec_options);
+        report_placement(exec);
         std::memcpy(pass->tokens->data, tokens.data() + first, n * sizeof(int32_t));
         int32_t* pos = static_cast<int32_t*>(pass->positions->data);
         std::iota(pos, pos + n, int32_t(n_past_));

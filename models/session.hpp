@@ -5,13 +5,19 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/backend.hpp"
+#include "graph/backend_choice.hpp"
 #include "graph/profile.hpp"
 #include "kernels/quant/activation_precision.hpp"
 #include "models/kv_cache.hpp"
 #include "models/model.hpp"
+
+namespace tessera {
+class Executor;
+}
 
 namespace tessera::model {
 
@@ -24,6 +30,8 @@ struct SessionOptions {
     // How matmuls round activations: Q16 is about 2^7 times closer to the
     // exact product than llama.cpp's Q8, and slower (docs/cpu-matmul.md).
     ActivationPrecision activations = ActivationPrecision::Q16;
+    BackendKind backend = BackendKind::Cpu;
+    int device = 0;  // Vulkan device index (`tessera devices`)
 };
 
 class Session {
@@ -40,12 +48,22 @@ public:
     const Profile& profile() const { return profile_; }
     // Dumps every named node of the next pass into dir (see graph/trace.hpp).
     void trace_next_pass(std::string dir) { trace_dir_ = std::move(dir); }
+    // The backend nodes run on (the CPU runs what it has no kernel for).
+    const Backend& backend() const { return *backends_.front(); }
+    // Takes what the user should hear once about where the model runs: a
+    // fallback to the CPU, ops without a kernel on the chosen backend.
+    std::string take_notice() { return std::exchange(notice_, {}); }
 
 private:
+    void preload_weights();
+    void report_placement(const Executor& exec);
+
     const Model& model_;
     SessionOptions options_;
     KvCache cache_;
-    std::shared_ptr<Backend> cpu_;
+    std::vector<std::shared_ptr<Backend>> backends_;
+    std::string notice_;
+    bool placement_reported_ = false;
     int64_t n_past_ = 0;
     Profile profile_;
     std::string trace_dir_;

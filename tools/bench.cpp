@@ -28,7 +28,7 @@ namespace {
 struct BenchOptions {
     ModelInput in;
     int n_prompt = 512, n_gen = 128, reps = 5;
-    std::string backend = "cpu", output = "md";
+    std::string output = "md";
 };
 
 struct TestResult {
@@ -79,6 +79,7 @@ std::string cpu_name() {
 
 struct ModelFacts {
     std::string filename, type;  // type as llama-bench writes model_type, e.g. "llama 1.1B Q4_0"
+    std::string backend, gpu;    // "CPU" or "Vulkan"; the device's name
     uint64_t size = 0, n_params = 0;
 };
 
@@ -99,6 +100,9 @@ ModelFacts model_facts(const model::Model& m, const std::string& path) {
     return f;
 }
 
+// llama-bench's spelling of a backend.
+std::string backend_label(std::string_view name) { return name == "vulkan" ? "Vulkan" : "CPU"; }
+
 void print_markdown(const ModelFacts& f, int threads, const std::vector<TestResult>& results) {
     std::printf("| model                          |       size |     params | backend    | threads |          test |                  t/s |\n");
     std::printf("| ------------------------------ | ---------: | ---------: | ---------- | ------: | ------------: | -------------------: |\n");
@@ -107,7 +111,7 @@ void print_markdown(const ModelFacts& f, int threads, const std::vector<TestResu
         std::snprintf(size, sizeof size, "%.2f MiB", double(f.size) / (1 << 20));
         std::snprintf(params, sizeof params, "%.2f B", double(f.n_params) / 1e9);
         std::snprintf(ts, sizeof ts, "%.2f ± %.2f", mean(r.rates()), stddev(r.rates()));
-        std::printf("| %-30s | %10s | %10s | %-10s | %7d | %13s | %20s |\n", f.type.c_str(), size, params, "CPU", threads,
+        std::printf("| %-30s | %10s | %10s | %-10s | %7d | %13s | %20s |\n", f.type.c_str(), size, params, f.backend.c_str(), threads,
                     r.name.c_str(), ts);
     }
     std::printf("\nbuild: %s\n", TESSERA_BUILD_COMMIT);
@@ -121,7 +125,8 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
     std::strftime(now, sizeof now, "%FT%TZ", std::gmtime(&t));
     return {{"build_commit", TESSERA_BUILD_COMMIT},
             {"cpu_info", cpu_name()},
-            {"backends", "CPU"},
+            {"backends", f.backend},
+            {"gpu_info", f.gpu},
             {"model_filename", f.filename},
             {"model_type", f.type},
             {"model_size", f.size},
@@ -143,7 +148,6 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
 }
 
 void run_bench(const BenchOptions& o) {
-    if (o.backend != "cpu") throw Error("--backend " + o.backend + ": this build has only the cpu backend");
     if (o.reps < 1) throw Error("-r must be at least 1");
     if (o.n_prompt < 0 || o.n_gen < 0 || o.n_prompt + o.n_gen == 0) throw Error("-p and -n must be >= 0, not both 0");
     const auto m = open_model(o.in);
@@ -164,6 +168,7 @@ void run_bench(const BenchOptions& o) {
         const std::vector<int32_t> prompt = bench_tokens(r.n_prompt, m->hparams().n_vocab, bos);
         const std::vector<int32_t> generated = bench_tokens(r.n_gen, m->hparams().n_vocab, bos);
         time_pass(session, prompt, generated);  // warm-up
+        print_notice(session);
         for (int rep = 0; rep < o.reps; ++rep) {
             r.seconds.push_back(time_pass(session, prompt, generated));
             std::fprintf(stderr, "\r%s: %d/%d", r.name.c_str(), rep + 1, o.reps);
@@ -172,7 +177,9 @@ void run_bench(const BenchOptions& o) {
         std::fflush(stderr);
     }
 
-    const ModelFacts facts = model_facts(*m, o.in.model);
+    ModelFacts facts = model_facts(*m, o.in.model);
+    facts.backend = backend_label(session.backend().name());
+    facts.gpu = session.backend().device_name();
     if (o.output == "md") {
         print_markdown(facts, threads, results);
     } else if (o.output == "json") {
@@ -204,7 +211,6 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens, processed in one pass (0: skip)")->capture_default_str();
     cmd->add_option("-n,--n-gen", o->n_gen, "Generated tokens, one pass each (0: skip)")->capture_default_str();
     cmd->add_option("-r,--repetitions", o->reps, "Timed repetitions of each test")->capture_default_str();
-    cmd->add_option("--backend", o->backend, "cpu")->capture_default_str();
     cmd->add_option("-o,--output", o->output, "md, json or csv")
         ->check(CLI::IsMember({"md", "json", "csv"}))
         ->capture_default_str();

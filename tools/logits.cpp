@@ -23,6 +23,7 @@ void run_logits(const LogitsOptions& o) {
     const std::vector<int32_t> tokens = prompt_tokens(o.in, *tokenizer);
     model::Session session(*m, session_options(o.in));
     const std::vector<float> logits = session.eval(tokens, o.all);
+    print_notice(session);
     std::ofstream out(o.out, std::ios::binary);
     out.write(reinterpret_cast<const char*>(logits.data()), std::streamsize(logits.size() * sizeof(float)));
     if (!out.flush()) throw Error(o.out + ": write failed");

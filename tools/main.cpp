@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     tessera::cli::add_tokenize_command(app);
     tessera::cli::add_make_model_command(app);
     tessera::cli::add_bench_command(app);
+    tessera::cli::add_devices_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

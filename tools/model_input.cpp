@@ -20,6 +20,12 @@ void add_model_options(CLI::App& cmd, ModelInput& in) {
                    "How matmuls round activations: q16 (close to exact) or q8 (llama.cpp's 8-bit blocks, faster)")
         ->check(CLI::IsMember({"q8", "q16"}))
         ->capture_default_str();
+    cmd.add_option("--backend", in.backend,
+                   "cpu, vulkan (a GPU; nodes without a Vulkan kernel run on the CPU) or auto (vulkan when a device "
+                   "works, else cpu)")
+        ->check(CLI::IsMember({"cpu", "vulkan", "auto"}))
+        ->capture_default_str();
+    cmd.add_option("--device", in.device, "Vulkan device index (see `tessera devices`)")->capture_default_str();
 }
 
 void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional) {
@@ -84,7 +90,14 @@ model::SessionOptions session_options(const ModelInput& in) {
             .kv_type = in.kv_type == "f32" ? GgmlType::F32 : GgmlType::F16,
             .batch = in.batch,
             .n_threads = in.threads,
-            .activations = *parse_activation_precision(in.activations)};
+            .activations = *parse_activation_precision(in.activations),
+            .backend = *parse_backend_kind(in.backend),
+            .device = in.device};
+}
+
+void print_notice(model::Session& session) {
+    const std::string notice = session.take_notice();
+    if (!notice.empty()) std::fprintf(stderr, "note: %s\n", notice.c_str());
 }
 
 }  // namespace tessera::cli

@@ -22,10 +22,12 @@ struct ModelInput {
     int64_t batch = 512;
     std::string kv_type = "f16";
     std::string activations = "q16";
+    std::string backend = "cpu";
+    int device = 0;
     bool special = false;
 };
 
-// -m, -t, --ctx, --batch, --kv-type.
+// -m, -t, --ctx, --batch, --kv-type, --activations, --backend, --device.
 void add_model_options(CLI::App& cmd, ModelInput& in);
 // -p / -f / --tokens (one of them required unless `optional`), --special.
 void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional = false);
@@ -39,5 +41,7 @@ std::unique_ptr<model::Model> open_model(const ModelInput& in);
 // The prompt's token ids: --tokens as given, else the text tokenized with BOS as the model adds it.
 std::vector<int32_t> prompt_tokens(const ModelInput& in, const tokenizer::Tokenizer& tokenizer);
 model::SessionOptions session_options(const ModelInput& in);
+// Prints what the session has to say about where it runs (a fallback to the CPU) to stderr.
+void print_notice(model::Session& session);
 
 }  // namespace tessera::cli

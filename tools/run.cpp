@@ -52,6 +52,7 @@ public:
         for (int32_t t : prompt) decoder.push(t);
         auto t0 = Clock::now();
         std::vector<float> logits = session_.eval(prompt);
+        print_notice(session_);
         const double prompt_s = since(t0);
         std::string text;
         int generated = 0;

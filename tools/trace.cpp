@@ -20,6 +20,7 @@ void run_trace(const TraceOptions& o) {
     model::Session session(*m, session_options(o.in));
     session.trace_next_pass(o.dir);
     session.eval(tokens);
+    print_notice(session);
     std::fprintf(stderr, "traced %zu tokens into %s (index.json lists the nodes)\n", tokens.size(), o.dir.c_str());
 }
 

@@ -83,6 +83,8 @@ VulkanBackend::~VulkanBackend() {
         if (region.mirror) device_->memory().release(region.allocation);
 }
 
+std::string VulkanBackend::device_name() const { return device_->info().name; }
+
 bool VulkanBackend::supports(const Tensor& node) const {
     const VulkanKernel* k = find_vulkan_kernel(node.op->name);
     if (k == nullptr || !k->supports(node)) return false;

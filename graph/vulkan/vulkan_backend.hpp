@@ -38,10 +38,12 @@ public:
     ~VulkanBackend() override;
 
     std::string_view name() const override { return "vulkan"; }
+    std::string device_name() const override;
     bool supports(const Tensor& node) const override;
     bool host_addressable() const override { return false; }
     std::shared_ptr<void> allocate(size_t bytes) override;
     std::shared_ptr<void> allocate_shared(size_t bytes) override;
+    void preload(const Tensor& weight) override { locate(weight); }
     void copy_to_host(const void* data, size_t bytes, void* dst) const override;
     void run(std::span<Tensor* const> nodes, void* work, const NodeDone& done) override;
     void run_segment(std::span<Tensor* const> nodes, void* work, const NodeDone& done,
