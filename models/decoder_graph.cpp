@@ -24,13 +24,17 @@ Tensor* weight(Graph& g, const Model& m, std::string_view role, int layer = -1) 
 }  // namespace
 
 std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, int64_t n_tokens, int64_t n_past,
-                                                bool all_logits, ActivationPrecision precision) {
+                                                bool all_logits, ActivationPrecision precision, int64_t n_kv) {
     if (n_tokens < 1) throw Error("a forward pass needs at least one token");
     if (n_past + n_tokens > cache.n_ctx())
         throw Error("context full: " + std::to_string(n_past) + " cached + " + std::to_string(n_tokens) +
                     " new tokens exceed the context size " + std::to_string(cache.n_ctx()));
     const HyperParams& hp = m.hparams();
-    const int64_t hd = hp.head_dim, n_kv = n_past + n_tokens;
+    if (n_kv == 0) n_kv = n_past + n_tokens;
+    if (n_kv < n_past + n_tokens || n_kv > cache.n_ctx())
+        throw Error("attention over " + std::to_string(n_kv) + " cache positions: needs " +
+                    std::to_string(n_past + n_tokens) + " to " + std::to_string(cache.n_ctx()));
+    const int64_t hd = hp.head_dim;
     auto pass = std::make_unique<DecoderPass>();
     Graph& g = pass->graph;
     pass->tokens = g.input("tokens", GgmlType::I32, {n_tokens, 1, 1, 1});

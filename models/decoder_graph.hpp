@@ -19,8 +19,11 @@ struct DecoderPass {
     Tensor* logits = nullptr;     // F32 [n_vocab, 1 or n_tokens]
 };
 
-// precision: how every matmul rounds its activations.
+// precision: how every matmul rounds its activations. n_kv: the cache
+// positions attention reads, n_past + n_tokens (0) or more: positions past
+// a token's own are masked, so one graph serves several single-token steps.
 std::unique_ptr<DecoderPass> build_decoder_pass(const Model& model, KvCache& cache, int64_t n_tokens,
-                                                int64_t n_past, bool all_logits, ActivationPrecision precision);
+                                                int64_t n_past, bool all_logits, ActivationPrecision precision,
+                                                int64_t n_kv = 0);
 
 }  // namespace tessera::model

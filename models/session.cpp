@@ -9,7 +9,6 @@
 #include "graph/vulkan/vulkan_error.hpp"
 #include "ops/op_def.hpp"
 #include "graph/executor.hpp"
-#include "models/decoder_graph.hpp"
 #include "support/error.hpp"
 
 namespace tessera::model {
@@ -54,6 +53,17 @@ void Session::report_placement(const Executor& exec) {
                ": these nodes run on the " + std::string(backends_[1]->name());
 }
 
+std::unique_ptr<Session::Plan> Session::make_plan(int64_t n_tokens, int64_t n_kv, bool all_logits) {
+    auto plan = std::make_unique<Plan>();
+    plan->n_kv = n_kv;
+    plan->pass = build_decoder_pass(model_, cache_, n_tokens, n_past_, all_logits, options_.activations, n_kv);
+    ExecutorOptions exec_options{.backends = backends_, .profile = options_.profile};
+    if (!trace_dir_.empty()) exec_options.dump_dir = std::exchange(trace_dir_, {});
+    plan->exec = std::make_unique<Executor>(plan->pass->graph, std::vector<Tensor*>{plan->pass->logits}, exec_options);
+    report_placement(*plan->exec);
+    return plan;
+}
+
 std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logits) {
     if (tokens.empty()) throw Error("no tokens to evaluate");
     if (n_past_ + int64_t(tokens.size()) > cache_.n_ctx())
@@ -67,21 +77,31 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
     for (size_t first = 0; first < tokens.size(); first += size_t(options_.batch)) {
         const size_t n = std::min(tokens.size() - first, size_t(options_.batch));
         const bool last_batch = first + n == tokens.size();
-        auto pass = build_decoder_pass(model_, cache_, int64_t(n), n_past_, all_logits, options_.activations);
-        ExecutorOptions exec_options{.backends = backends_, .profile = options_.profile};
-        if (!trace_dir_.empty()) exec_options.dump_dir = std::exchange(trace_dir_, {});
-        Executor exec(pass->graph, {pass->logits}, exec_options);
-        report_placement(exec);
-        std::memcpy(pass->tokens->data, tokens.data() + first, n * sizeof(int32_t));
-        int32_t* pos = static_cast<int32_t*>(pass->positions->data);
+        // On a device, single-token passes reuse one plan (and its recorded
+        // command buffer) while the cached positions fit its window.
+        const bool reuse = n == 1 && !all_logits && trace_dir_.empty() && !options_.profile &&
+                           !backends_.front()->host_addressable();
+        std::unique_ptr<Plan> fresh;
+        Plan* plan = nullptr;
+        if (reuse) {
+            const int64_t window = std::min(cache_.n_ctx(), (n_past_ + kDecodeWindow) / kDecodeWindow * kDecodeWindow);
+            if (!decode_plan_ || decode_plan_->n_kv != window) decode_plan_ = make_plan(1, window, false);
+            plan = decode_plan_.get();
+        } else {
+            fresh = make_plan(int64_t(n), n_past_ + int64_t(n), all_logits);
+            plan = fresh.get();
+        }
+        DecoderPass& pass = *plan->pass;
+        std::memcpy(pass.tokens->data, tokens.data() + first, n * sizeof(int32_t));
+        int32_t* pos = static_cast<int32_t*>(pass.positions->data);
         std::iota(pos, pos + n, int32_t(n_past_));
-        exec.run();
+        plan->exec->run();
         n_past_ += int64_t(n);
         if (options_.profile)
-            for (const Profile::Entry& e : exec.profile().entries()) profile_.add(e);
+            for (const Profile::Entry& e : plan->exec->profile().entries()) profile_.add(e);
         if (all_logits || last_batch) {
-            const float* out = static_cast<const float*>(pass->logits->data);
-            logits.insert(logits.end(), out, out + pass->logits->nelements());
+            const float* out = static_cast<const float*>(pass.logits->data);
+            logits.insert(logits.end(), out, out + pass.logits->nelements());
         }
     }
     return logits;

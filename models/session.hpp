@@ -12,12 +12,10 @@
 #include "graph/backend_choice.hpp"
 #include "graph/profile.hpp"
 #include "kernels/quant/activation_precision.hpp"
+#include "graph/executor.hpp"
+#include "models/decoder_graph.hpp"
 #include "models/kv_cache.hpp"
 #include "models/model.hpp"
-
-namespace tessera {
-class Executor;
-}
 
 namespace tessera::model {
 
@@ -44,7 +42,7 @@ public:
 
     int64_t n_past() const { return n_past_; }
     int64_t n_ctx() const { return cache_.n_ctx(); }
-    void reset() { n_past_ = 0; }
+    void reset() { n_past_ = 0; }  // the cache's contents are overwritten from position 0
     const Profile& profile() const { return profile_; }
     // Dumps every named node of the next pass into dir (see graph/trace.hpp).
     void trace_next_pass(std::string dir) { trace_dir_ = std::move(dir); }
@@ -55,6 +53,16 @@ public:
     std::string take_notice() { return std::exchange(notice_, {}); }
 
 private:
+    // A planned pass: its graph and the executor that runs it.
+    struct Plan {
+        std::unique_ptr<DecoderPass> pass;
+        std::unique_ptr<Executor> exec;
+        int64_t n_kv = 0;  // cache positions attention reads (masked by position beyond n_past)
+    };
+    // Single-token passes on a device share a plan for this many positions.
+    static constexpr int64_t kDecodeWindow = 256;
+
+    std::unique_ptr<Plan> make_plan(int64_t n_tokens, int64_t n_kv, bool all_logits);
     void preload_weights();
     void report_placement(const Executor& exec);
 
@@ -64,6 +72,7 @@ private:
     std::vector<std::shared_ptr<Backend>> backends_;
     std::string notice_;
     bool placement_reported_ = false;
+    std::unique_ptr<Plan> decode_plan_;
     int64_t n_past_ = 0;
     Profile profile_;
     std::string trace_dir_;

@@ -8,6 +8,7 @@
 
 #include "cli_util.hpp"
 #include "conformance.hpp"
+#include "vulkan_test_util.hpp"
 
 namespace tessera {
 namespace {
@@ -83,6 +84,24 @@ TEST(CliModel, TraceAndCompareFindTheFirstDivergence) {
     EXPECT_EQ(differ.exit_code, 3) << differ.out;
     EXPECT_NE(differ.out.find("first divergence: blk.0.k_stored"), std::string::npos) << differ.out;
     for (const fs::path& p : {a, b, c}) fs::remove_all(p);
+}
+
+TEST(CliModel, CpuAndVulkanTracesAgreeNodeByNode) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    const std::string model = (dir / "models" / "tiny-gqa-Q4_K_M.gguf").string();
+    const fs::path cpu = test::temp_path("trace_cpu"), gpu = test::temp_path("trace_vulkan");
+    for (const auto& [path, backend] : {std::pair{cpu, "cpu"}, std::pair{gpu, "vulkan"}}) {
+        fs::remove_all(path);
+        const auto r = run_cli("trace -m " + model + " -p 'The capital of France is' --backend " + backend + " -o " +
+                               path.string());
+        ASSERT_EQ(r.exit_code, 0) << r.out;
+        EXPECT_EQ(r.out.find("has no kernel"), std::string::npos) << r.out;
+    }
+    const auto cmp = run_cli("compare " + cpu.string() + " " + gpu.string());
+    EXPECT_EQ(cmp.exit_code, 0) << cmp.out;
+    EXPECT_NE(cmp.out.find("agree"), std::string::npos) << cmp.out;
+    for (const fs::path& p : {cpu, gpu}) fs::remove_all(p);
 }
 
 }  // namespace
