@@ -21,6 +21,15 @@ const std::vector<uint8_t>& weights_of(GgmlType type, int64_t cols, int64_t rows
     return w;
 }
 
+// I32 positions first, first + 1, ...: a weight, as fill_inputs gives inputs small values.
+Tensor* positions_from(Graph& g, int32_t first, int64_t n) {
+    static std::map<std::pair<int32_t, int64_t>, std::vector<int32_t>> cache;
+    auto& p = cache[{first, n}];
+    if (p.empty())
+        for (int64_t i = 0; i < n; ++i) p.push_back(first + int32_t(i));
+    return g.weight("pos", GgmlType::I32, {n, 1, 1, 1}, p.data());
+}
+
 }  // namespace
 
 std::vector<OpCase> op_cases() {
@@ -31,10 +40,15 @@ std::vector<OpCase> op_cases() {
         {"silu", [](Graph& g) { return silu(in(g, "in_a", {1000, 3, 1, 1})); }, 1e-7},
         {"swiglu", [](Graph& g) { return swiglu(in(g, "in_a", {257, 2, 1, 1}), in(g, "in_b", {257, 2, 1, 1})); }, 1e-7},
         {"rms_norm", [](Graph& g) { return rms_norm(in(g, "in_a", {2049, 3, 1, 1}), 1e-6f); }, 1e-7},
+        {"rms_norm_4096", [](Graph& g) { return rms_norm(in(g, "in_a", {4096, 2, 1, 1}), 1e-5f); }, 1e-7},
         {"rms_norm_of_slice", [](Graph& g) { return rms_norm(slice_rows(in(g, "in_a", {64, 9, 1, 1}), 2, 5), 1e-5f); }, 1e-7},
         {"rope_normal", [](Graph& g) {
              return rope(in(g, "in_a", {64, 5, 7, 1}), in(g, "in_pos", {7, 1, 1, 1}, GgmlType::I32),
                          {.n_rot = 64, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal});
+         }, 1e-7},
+        {"rope_normal_d128_far", [](Graph& g) {
+             return rope(in(g, "in_a", {128, 4, 3, 1}), positions_from(g, 1029, 3),
+                         {.n_rot = 128, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal});
          }, 1e-7},
         {"rope_neox_partial_scaled", [](Graph& g) {
              return rope(in(g, "in_a", {48, 3, 4, 1}), in(g, "in_pos", {4, 1, 1, 1}, GgmlType::I32),
