@@ -12,5 +12,6 @@ extern const VulkanKernel kRmsNorm;                             // norm.cpp
 extern const VulkanKernel kRope;                                // rope.cpp
 extern const VulkanKernel kSoftmax;                             // softmax.cpp
 extern const VulkanKernel kCopy, kSetRows;                      // copy.cpp
+extern const VulkanKernel kAttention;                           // attention.cpp
 
 }  // namespace tessera::vkk
