@@ -15,10 +15,6 @@ namespace tessera {
 
 namespace {
 
-struct AttentionParams {
-    float scale;
-};
-
 double kv_value(const Tensor& t, int64_t i0, int64_t pos, int64_t head) {
     const char* p = t.row(pos, head) + i0 * t.nb[0];
     return t.type == GgmlType::F16 ? fp16_to_fp32(*reinterpret_cast<const uint16_t*>(p))

@@ -11,6 +11,10 @@
 
 namespace tessera {
 
+struct AttentionParams {  // attention's node parameters
+    float scale;
+};
+
 Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, float scale);
 
 }  // namespace tessera

@@ -12,10 +12,6 @@ namespace tessera {
 
 namespace {
 
-struct RmsNormParams {
-    float eps;
-};
-
 void reference(const Tensor& y) {
     const Tensor& x = *y.src[0];
     const float eps = y.param<RmsNormParams>().eps;

@@ -5,6 +5,10 @@
 
 namespace tessera {
 
+struct RmsNormParams {  // rms_norm's node parameters
+    float eps;
+};
+
 Tensor* rms_norm(Tensor* x, float eps);
 
 }  // namespace tessera

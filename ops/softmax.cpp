@@ -13,10 +13,6 @@ namespace tessera {
 
 namespace {
 
-struct SoftmaxParams {
-    float scale;
-};
-
 // Entries of row ri that are not masked.
 int64_t valid_count(const Tensor& y, RowIndex ri) {
     if (y.src.size() < 2) return y.ne[0];

@@ -7,6 +7,10 @@
 
 namespace tessera {
 
+struct SoftmaxParams {  // softmax's node parameters
+    float scale;
+};
+
 Tensor* softmax(Tensor* x, float scale = 1.0f, Tensor* positions = nullptr);
 
 }  // namespace tessera

@@ -1,10 +1,12 @@
 #include "op_cases.hpp"
 
+#include <cmath>
 #include <map>
 #include <tuple>
 
 #include "graph/executor.hpp"
 #include "graph_test_util.hpp"
+#include "kernels/quant/half.hpp"
 #include "ops/ops.hpp"
 
 namespace tessera::test {
@@ -21,6 +23,41 @@ const std::vector<uint8_t>& weights_of(GgmlType type, int64_t cols, int64_t rows
     return w;
 }
 
+// I32 positions first, first + 1, ...: a weight, as fill_inputs gives inputs small values.
+Tensor* positions_from(Graph& g, int32_t first, int64_t n) {
+    static std::map<std::pair<int32_t, int64_t>, std::vector<int32_t>> cache;
+    auto& p = cache[{first, n}];
+    if (p.empty())
+        for (int64_t i = 0; i < n; ++i) p.push_back(first + int32_t(i));
+    return g.weight("pos", GgmlType::I32, {n, 1, 1, 1}, p.data());
+}
+
+// An F16 cache whose rows already hold earlier tokens (random values).
+Tensor* filled_f16_cache(Graph& g, const std::string& name, Shape ne) {
+    static std::map<std::pair<std::string, Shape>, std::vector<uint16_t>> cache;
+    auto& c = cache[{name, ne}];
+    if (c.empty())
+        for (float x : random_floats(size_t(ne[0] * ne[1] * ne[2] * ne[3]), uint32_t(ne[0] + ne[2]), 1.0f))
+            c.push_back(fp32_to_fp16(x));
+    return g.external(name, GgmlType::F16, ne, c.data());
+}
+
+// What a model does with its KV cache [head_dim, 300, n_head_kv] holding 290
+// tokens: append n_q new ones (rows 290...) and attend over the 290 + n_q.
+Tensor* cached_attention(Graph& g, int64_t head_dim, int64_t n_head, int64_t n_head_kv, int64_t n_q) {
+    const int64_t n_past = 290, n_kv = n_past + n_q;
+    Tensor* pos = positions_from(g, int32_t(n_past), n_q);
+    auto append = [&](const char* cache, const char* input) {
+        Tensor* c = filled_f16_cache(g, cache, {head_dim, 300, n_head_kv, 1});
+        Tensor* rows = permute(in(g, input, {head_dim, n_head_kv, n_q, 1}), {0, 2, 1, 3});  // [head_dim, n_q, n_head_kv]
+        Tensor* written = set_rows(c, rows, pos);
+        return view(written, {head_dim, n_kv, n_head_kv, 1}, written->nb);
+    };
+    Tensor* k = append("kc", "in_k");
+    Tensor* v = append("vc", "in_v");
+    return attention(in(g, "in_q", {head_dim, n_head, n_q, 1}), k, v, pos, 1.0f / std::sqrt(float(head_dim)));
+}
+
 }  // namespace
 
 std::vector<OpCase> op_cases() {
@@ -31,10 +68,15 @@ std::vector<OpCase> op_cases() {
         {"silu", [](Graph& g) { return silu(in(g, "in_a", {1000, 3, 1, 1})); }, 1e-7},
         {"swiglu", [](Graph& g) { return swiglu(in(g, "in_a", {257, 2, 1, 1}), in(g, "in_b", {257, 2, 1, 1})); }, 1e-7},
         {"rms_norm", [](Graph& g) { return rms_norm(in(g, "in_a", {2049, 3, 1, 1}), 1e-6f); }, 1e-7},
+        {"rms_norm_4096", [](Graph& g) { return rms_norm(in(g, "in_a", {4096, 2, 1, 1}), 1e-5f); }, 1e-7},
         {"rms_norm_of_slice", [](Graph& g) { return rms_norm(slice_rows(in(g, "in_a", {64, 9, 1, 1}), 2, 5), 1e-5f); }, 1e-7},
         {"rope_normal", [](Graph& g) {
              return rope(in(g, "in_a", {64, 5, 7, 1}), in(g, "in_pos", {7, 1, 1, 1}, GgmlType::I32),
                          {.n_rot = 64, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal});
+         }, 1e-7},
+        {"rope_normal_d128_far", [](Graph& g) {
+             return rope(in(g, "in_a", {128, 4, 3, 1}), positions_from(g, 1029, 3),
+                         {.n_rot = 128, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal});
          }, 1e-7},
         {"rope_neox_partial_scaled", [](Graph& g) {
              return rope(in(g, "in_a", {48, 3, 4, 1}), in(g, "in_pos", {4, 1, 1, 1}, GgmlType::I32),
@@ -65,6 +107,21 @@ std::vector<OpCase> op_cases() {
         {"attention_mha_f32", [](Graph& g) {
              return attention(in(g, "in_q", {8, 3, 6, 1}), in(g, "in_k", {8, 7, 3, 1}), in(g, "in_v", {8, 7, 3, 1}),
                               in(g, "in_pos", {6, 1, 1, 1}, GgmlType::I32), 0.35f);
+         }, 1e-7},
+        // Several tiles of keys, a last one partly seen, n_past > 0.
+        {"attention_decode_f16_cache_d128", [](Graph& g) { return cached_attention(g, 128, 8, 2, 1); }, 1e-7},
+        {"attention_prompt_f16_cache_d64", [](Graph& g) { return cached_attention(g, 64, 6, 2, 7); }, 1e-7},
+        {"attention_prompt_f32_permuted_d128", [](Graph& g) {
+             auto kv = [&](const char* name) { return permute(in(g, name, {128, 4, 300, 1}), {0, 2, 1, 3}); };
+             return attention(in(g, "in_q", {128, 4, 7, 1}), kv("in_k"), kv("in_v"), positions_from(g, 293, 7), 0.09f);
+         }, 1e-7},
+        {"attention_d256_group7", [](Graph& g) {  // a smaller tile of keys (shared memory), 7 heads per kv head
+             return attention(in(g, "in_q", {256, 7, 3, 1}), in(g, "in_k", {256, 40, 1, 1}), in(g, "in_v", {256, 40, 1, 1}),
+                              positions_from(g, 30, 3), 0.06f);
+         }, 1e-7},
+        {"attention_d80_first_sees_nothing", [](Graph& g) {  // position -1: no keys, output 0
+             return attention(in(g, "in_q", {80, 4, 13, 1}), in(g, "in_k", {80, 70, 2, 1}), in(g, "in_v", {80, 70, 2, 1}),
+                              positions_from(g, -1, 13), 0.1f);
          }, 1e-7},
     };
     // get_rows and matmul for every weight type of the build.

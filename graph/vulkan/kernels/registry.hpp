@@ -8,5 +8,10 @@ namespace tessera::vkk {
 
 extern const VulkanKernel kAdd, kMul, kSwiglu, kScale, kSilu;  // elementwise.cpp
 extern const VulkanKernel kTransfer;                            // transfer.cpp
+extern const VulkanKernel kRmsNorm;                             // norm.cpp
+extern const VulkanKernel kRope;                                // rope.cpp
+extern const VulkanKernel kSoftmax;                             // softmax.cpp
+extern const VulkanKernel kCopy, kSetRows;                      // copy.cpp
+extern const VulkanKernel kAttention;                           // attention.cpp
 
 }  // namespace tessera::vkk

@@ -1,0 +1,74 @@
+// attention (shaders/attention.comp): workgroups of ROWS query rows of one
+// kv head, an online softmax over tiles of keys held in shared memory.
+#include <algorithm>
+
+#include "graph/vulkan/kernels/registry.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
+#include "ops/attention.hpp"
+
+namespace tessera::vkk {
+
+namespace {
+
+constexpr uint32_t kGroup = 128;
+constexpr uint32_t kMaxRows = 8;
+// Shared memory grows with head_dim: at 256, 8 rows and a tile of 16 keys take 25 KiB.
+constexpr int64_t kMaxHeadDim = 256;
+
+struct Push {
+    uint32_t n_q, n_head, n_head_kv, n_kv;
+    uint32_t q_first, q_nb1, q_nb2;
+    uint32_t k_first, k_nb1, k_nb2;
+    uint32_t v_first, v_nb1, v_nb2;
+    uint32_t o_first, o_nb1, o_nb2;
+    uint32_t pos_first;
+    float scale;
+};
+
+bool supports(const Tensor& out) { return out.ne[0] <= kMaxHeadDim; }
+
+// Shared memory of the shader (its `shared` declarations), in bytes.
+uint32_t shared_bytes(uint32_t head_dim, uint32_t rows, uint32_t tile) {
+    return 4 * (rows * head_dim + tile * (head_dim + 1) + rows * tile + 5 * rows);
+}
+
+void record(const Tensor& out, Recorder& rec) {
+    const Tensor &q = *out.src[0], &k = *out.src[1], &v = *out.src[2], &pos = *out.src[3];
+    const uint32_t kv_bytes = k.type == GgmlType::F16 ? 2 : 4;
+    const BoundTensor bq = rec.bind(q), bk = rec.bind(k), bv = rec.bind(v), bpos = rec.bind(pos),
+                      bo = rec.bind(out);
+    const Push push{uint32_t(q.ne[2]),
+                    uint32_t(q.ne[1]),
+                    uint32_t(k.ne[2]),
+                    uint32_t(k.ne[1]),
+                    bq.first(4),
+                    uint32_t(q.nb[1] / 4),
+                    uint32_t(q.nb[2] / 4),
+                    bk.first(kv_bytes),
+                    uint32_t(k.nb[1] / kv_bytes),
+                    uint32_t(k.nb[2] / kv_bytes),
+                    bv.first(kv_bytes),
+                    uint32_t(v.nb[1] / kv_bytes),
+                    uint32_t(v.nb[2] / kv_bytes),
+                    bo.first(4),
+                    uint32_t(out.nb[1] / 4),
+                    uint32_t(out.nb[2] / 4),
+                    bpos.first(4),
+                    out.param<AttentionParams>().scale};
+    const uint32_t head_dim = uint32_t(q.ne[0]);
+    const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
+    const uint32_t rows = uint32_t(std::min<uint64_t>(kMaxRows, rows_per_kv_head));
+    uint32_t tile = 32;  // halved to fit the device's shared memory
+    while (tile > 8 && shared_bytes(head_dim, rows, tile) > rec.device().limits().maxComputeSharedMemorySize)
+        tile /= 2;
+    uint32_t gx, gy;
+    rec.split_groups(uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows), gx, gy);
+    rec.dispatch("attention", {kGroup, head_dim, rows, tile, uint32_t(k.type == GgmlType::F16)},
+                 {bq, bk, bv, bpos}, {bo}, push, gx, gy);
+}
+
+}  // namespace
+
+const VulkanKernel kAttention{"attention", supports, record};
+
+}  // namespace tessera::vkk

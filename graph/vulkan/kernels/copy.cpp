@@ -1,0 +1,49 @@
+// copy and set_rows (shaders/copy.comp, set_rows.comp): F32 rows into an F32
+// or F16 destination, one invocation per element. Quantized destinations
+// stay on the CPU.
+#include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/registry.hpp"
+
+namespace tessera::vkk {
+
+namespace {
+
+constexpr uint32_t kGroup = 256;
+
+struct Push {
+    uint32_t ne0, ne1, ne2, total;
+    RowLayout src;
+    RowLayout dst;
+    uint32_t dst_ne1, rows_first;
+};
+
+uint32_t dst_bytes(const Tensor& y) { return y.type == GgmlType::F16 ? 2 : 4; }
+
+bool supports(const Tensor& y) { return y.type == GgmlType::F32 || y.type == GgmlType::F16; }
+
+// The node aliases the destination, so binding it binds the destination.
+void store(const Tensor& y, const Tensor& src, const Tensor* rows, Recorder& rec) {
+    const BoundTensor bsrc = rec.bind(src), by = rec.bind(y);
+    const BoundTensor brows = rows ? rec.bind(*rows) : BoundTensor{};
+    const Push push{uint32_t(src.ne[0]), uint32_t(src.ne[1]), uint32_t(src.ne[2]), uint32_t(src.nelements()),
+                    row_layout(src, bsrc, 4), row_layout(y, by, dst_bytes(y)), uint32_t(y.ne[1]), brows.first(4)};
+    const std::vector<uint32_t> spec{kGroup, uint32_t(y.type == GgmlType::F16)};
+    uint32_t gx, gy;
+    rec.split_groups((uint64_t(src.nelements()) + kGroup - 1) / kGroup, gx, gy);
+    if (rows)
+        rec.dispatch("set_rows", spec, {bsrc, brows}, {by}, push, gx, gy);
+    else
+        rec.dispatch("copy", spec, {bsrc}, {by}, push, gx, gy);
+}
+
+// copy: src[0] = source, src[1] = destination.
+void record_copy(const Tensor& y, Recorder& rec) { store(y, *y.src[0], nullptr, rec); }
+// set_rows: src[0] = destination, src[1] = rows to write, src[2] = their row ids.
+void record_set_rows(const Tensor& y, Recorder& rec) { store(y, *y.src[1], y.src[2], rec); }
+
+}  // namespace
+
+const VulkanKernel kCopy{"copy", supports, record_copy};
+const VulkanKernel kSetRows{"set_rows", supports, record_set_rows};
+
+}  // namespace tessera::vkk

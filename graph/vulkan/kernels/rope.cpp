@@ -1,0 +1,52 @@
+// rope (shaders/rope.comp): one invocation per pair of dims of a head.
+#include <cmath>
+
+#include "graph/vulkan/kernels/registry.hpp"
+#include "ops/rope.hpp"
+
+namespace tessera::vkk {
+
+namespace {
+
+constexpr uint32_t kGroup = 256;
+
+struct Push {
+    uint32_t head_dim, n_head, n_rot, pairs, total;
+    uint32_t x_first, x_nb1, x_nb2;
+    uint32_t y_first, y_nb1, y_nb2;
+    uint32_t pos_first;
+    float freq_scale, log2_rate;
+};
+
+bool supports(const Tensor&) { return true; }  // every rope: F32 [head_dim, n_head, n_tokens]
+
+void record(const Tensor& y, Recorder& rec) {
+    const Tensor &x = *y.src[0], &pos = *y.src[1];
+    const RopeParams& rp = y.param<RopeParams>();
+    const BoundTensor bx = rec.bind(x), bpos = rec.bind(pos), by = rec.bind(y);
+    const uint32_t pairs = uint32_t(y.ne[0] + 1) / 2;
+    const uint64_t total = uint64_t(pairs) * uint64_t(y.ne[1] * y.ne[2]);
+    const Push push{uint32_t(y.ne[0]),
+                    uint32_t(y.ne[1]),
+                    uint32_t(rp.n_rot),
+                    pairs,
+                    uint32_t(total),
+                    bx.first(4),
+                    uint32_t(x.nb[1] / 4),
+                    uint32_t(x.nb[2] / 4),
+                    by.first(4),
+                    uint32_t(y.nb[1] / 4),
+                    uint32_t(y.nb[2] / 4),
+                    bpos.first(4),
+                    rp.freq_scale,
+                    float(-2.0 * std::log2(double(rp.freq_base)) / rp.n_rot)};
+    uint32_t gx, gy;
+    rec.split_groups((total + kGroup - 1) / kGroup, gx, gy);
+    rec.dispatch("rope", {kGroup, uint32_t(rp.mode == RopeMode::Neox)}, {bx, bpos}, {by}, push, gx, gy);
+}
+
+}  // namespace
+
+const VulkanKernel kRope{"rope", supports, record};
+
+}  // namespace tessera::vkk

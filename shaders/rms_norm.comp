@@ -1,0 +1,27 @@
+// y = x / sqrt(mean(x^2) + eps) per F32 row (ops/norm.hpp). One workgroup per row.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "reduce.glsl"
+
+layout(binding = 0, scalar) readonly buffer X { float x[]; };
+layout(binding = 1, scalar) writeonly buffer Y { float y[]; };
+
+layout(push_constant) uniform Push {
+    uint ne0, ne1, ne2, nrows;
+    uint x_first, x_nb1, x_nb2, x_nb3;
+    uint y_first, y_nb1, y_nb2, y_nb3;
+    float eps;
+} p;
+
+void main() {
+    const uint r = flat_group();
+    if (r >= p.nrows) return;
+    const uvec3 i = row_index(r, p.ne1, p.ne2);
+    const uint xr = p.x_first + i.x * p.x_nb1 + i.y * p.x_nb2 + i.z * p.x_nb3;
+    const uint yr = p.y_first + i.x * p.y_nb1 + i.y * p.y_nb2 + i.z * p.y_nb3;
+    float sum = 0.0;
+    for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x) sum += x[xr + k] * x[xr + k];
+    const float s = inversesqrt(group_sum(sum) / float(p.ne0) + p.eps);
+    for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x) y[yr + k] = s * x[xr + k];
+}
