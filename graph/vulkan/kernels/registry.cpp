@@ -4,7 +4,7 @@ namespace tessera {
 
 const VulkanKernel* find_vulkan_kernel(std::string_view op) {
     using namespace vkk;
-    static const VulkanKernel* const kAll[] = {&kAdd, &kMul, &kSwiglu, &kScale, &kSilu, &kTransfer};
+    static const VulkanKernel* const kAll[] = {&kAdd, &kMul, &kSwiglu, &kScale, &kSilu, &kTransfer, &kMatmul, &kGetRows};
     for (const VulkanKernel* k : kAll)
         if (k->op == op) return k;
     return nullptr;

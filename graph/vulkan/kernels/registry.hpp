@@ -8,5 +8,7 @@ namespace tessera::vkk {
 
 extern const VulkanKernel kAdd, kMul, kSwiglu, kScale, kSilu;  // elementwise.cpp
 extern const VulkanKernel kTransfer;                            // transfer.cpp
+extern const VulkanKernel kMatmul;                              // matmul.cpp
+extern const VulkanKernel kGetRows;                             // get_rows.cpp
 
 }  // namespace tessera::vkk
