@@ -142,6 +142,44 @@ std::vector<OpCase> op_cases() {
                              return matmul(w, in(g, "in_x", {k, m, 1, 1}));
                          }, bound});
     }
+    // Shapes the matmul kernels treat apart, on a plain and a block type: long
+    // rows, more tokens than one tile edge, batches of x (strided: a permuted view).
+    for (GgmlType type : {GgmlType::F16, GgmlType::Q4_K}) {
+        if (find_quant_type(type) == nullptr) continue;
+        const std::string name(ggml_type_traits(type).name);
+        const int64_t k = type == GgmlType::F16 ? 64 : 256;
+        for (int64_t m : {1, 40})
+            v.push_back({"matmul_" + name + "_k4096_m" + std::to_string(m), [type, m](Graph& g) {
+                             Tensor* w = g.weight("w", type, {4096, 3, 1, 1}, weights_of(type, 4096, 3).data());
+                             return matmul(w, in(g, "in_x", {4096, m, 1, 1}));
+                         }, 5e-4});
+        for (int64_t m : {2, 9})
+            v.push_back({"matmul_" + name + "_batched_m" + std::to_string(m), [type, k, m](Graph& g) {
+                             Tensor* w = g.weight("w", type, {k, 5, 1, 1}, weights_of(type, k, 5).data());
+                             Tensor* x = permute(in(g, "in_x", {k, 3, m, 2}), {0, 2, 1, 3});  // [k, m, 3, 2]
+                             return matmul(w, x);
+                         }, 5e-4});
+    }
+    // More workgroups than one grid dimension holds (65535): a matrix of 140001
+    // short rows, and as many ids.
+    if (find_quant_type(GgmlType::Q4_0) != nullptr) {
+        constexpr int64_t kRows = 140001;
+        v.push_back({"matmul_Q4_0_many_rows", [](Graph& g) {
+                         Tensor* w = g.weight("w", GgmlType::Q4_0, {32, kRows, 1, 1}, weights_of(GgmlType::Q4_0, 32, kRows).data());
+                         return matmul(w, in(g, "in_x", {32, 1, 1, 1}));
+                     }, 5e-4});
+        v.push_back({"get_rows_Q4_0_many_ids", [](Graph& g) {
+                         Tensor* table = g.weight("table", GgmlType::Q4_0, {32, kRows, 1, 1}, weights_of(GgmlType::Q4_0, 32, kRows).data());
+                         return get_rows(table, in(g, "in_ids", {kRows - 2, 1, 1, 1}, GgmlType::I32));
+                     }, 0.0});
+    }
+    // A weight view whose first byte (3 rows of 54 bytes in) is no whole
+    // number of blocks from an aligned offset.
+    if (find_quant_type(GgmlType::Q4_0) != nullptr)
+        v.push_back({"matmul_Q4_0_weight_rows_view", [](Graph& g) {
+                         Tensor* w = g.weight("w", GgmlType::Q4_0, {96, 7, 1, 1}, weights_of(GgmlType::Q4_0, 96, 7).data());
+                         return matmul(slice_rows(w, 3, 4), in(g, "in_x", {96, 5, 1, 1}));
+                     }, 5e-4});
     return v;
 }
 

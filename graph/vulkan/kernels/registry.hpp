@@ -13,5 +13,7 @@ extern const VulkanKernel kRope;                                // rope.cpp
 extern const VulkanKernel kSoftmax;                             // softmax.cpp
 extern const VulkanKernel kCopy, kSetRows;                      // copy.cpp
 extern const VulkanKernel kAttention;                           // attention.cpp
+extern const VulkanKernel kMatmul;                              // matmul.cpp
+extern const VulkanKernel kGetRows;                             // get_rows.cpp
 
 }  // namespace tessera::vkk

@@ -1,0 +1,19 @@
+// The push constants of the matmul skeletons (shaders/quant/matvec.glsl,
+// matmul.glsl; graph/vulkan/kernels/matmul.cpp): y = W x with W [k, n] of
+// blocks, x F32 [k, m, ne2, ne3] and y F32 [n, m, ne2, ne3], rows dense.
+// Grid: flat_group() picks the rows of W, z = column group + col_groups * batch
+// with batch = i2 + ne2 * i3.
+layout(push_constant) uniform Push {
+    uint k, n, m, ne2, col_groups;
+    uint w_first, w_nb1;  // in blocks
+    uint x_first, x_nb1, x_nb2, x_nb3;
+    uint y_first, y_nb1, y_nb2, y_nb3;
+} p;
+
+uint batch_index() { return gl_WorkGroupID.z / p.col_groups; }
+uint col_group() { return gl_WorkGroupID.z % p.col_groups; }
+// Where column (token) c of the batch starts in x and in y.
+uint x_col(uint c) { const uint b = batch_index(); return p.x_first + c * p.x_nb1 + b % p.ne2 * p.x_nb2 + b / p.ne2 * p.x_nb3; }
+uint y_col(uint c) { const uint b = batch_index(); return p.y_first + c * p.y_nb1 + b % p.ne2 * p.y_nb2 + b / p.ne2 * p.y_nb3; }
+// The first block of row r of W.
+uint w_row(uint r) { return p.w_first + r * p.w_nb1; }

@@ -1,0 +1,67 @@
+// y = W x for many tokens (ops/matmul.hpp), W of the weight type included
+// before this skeleton: compute bound, so tiled. A workgroup computes BM rows
+// of W by BN tokens. Per step of BK values, its threads dequantize W's BM x BK
+// tile and copy x's BN x BK tile into shared memory, then each thread adds
+// that step to its TM x TN block of the tile. A thread's rows (and tokens)
+// are strided across the tile so that neighbouring threads read neighbouring
+// shared words; the tiles' rows are padded to BK + 1 words for the same reason.
+#include "common.glsl"
+#include "matmul_args.glsl"
+
+layout(constant_id = 1) const uint BM = 64;
+layout(constant_id = 2) const uint BN = 64;
+layout(constant_id = 3) const uint BK = 16;  // a multiple of 4
+layout(constant_id = 4) const uint TM = 4;
+layout(constant_id = 5) const uint TN = 4;   // workgroup size = (BM / TM) * (BN / TN)
+
+layout(binding = 1, scalar) readonly buffer X { float x[]; };
+layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
+
+const uint STRIDE = BK + 1;
+shared float wtile[BM * STRIDE];
+shared float xtile[BN * STRIDE];
+
+void main() {
+    const uint row0 = flat_group() * BM, col0 = col_group() * BN;
+    if (row0 >= p.n) return;  // a split grid's spare groups
+    const uint t = gl_LocalInvocationID.x, tr = t % (BM / TM), tc = t / (BM / TM);
+
+    float acc[TM][TN];
+    for (uint i = 0; i < TM; ++i)
+        for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+
+    for (uint k0 = 0; k0 < p.k; k0 += BK) {
+        // Values past k are zeros; rows and tokens past the edge repeat the
+        // last one (their results are not stored).
+        for (uint v = t; v < BM * BK / 4; v += gl_WorkGroupSize.x) {
+            const uint r = v / (BK / 4), kk = v % (BK / 4) * 4;
+            const vec4 w = k0 + kk < p.k ? dequant4(w_row(min(row0 + r, p.n - 1)), k0 + kk) : vec4(0.0);
+            for (uint e = 0; e < 4; ++e) wtile[r * STRIDE + kk + e] = w[e];
+        }
+        for (uint v = t; v < BN * BK / 4; v += gl_WorkGroupSize.x) {
+            const uint c = v / (BK / 4), kk = v % (BK / 4) * 4;
+            const uint at = x_col(min(col0 + c, p.m - 1)) + k0 + kk;
+            const bool inside = k0 + kk < p.k;
+            for (uint e = 0; e < 4; ++e) xtile[c * STRIDE + kk + e] = inside ? x[at + e] : 0.0;
+        }
+        barrier();
+        for (uint kk = 0; kk < BK; ++kk) {
+            float a[TM], b[TN];
+            for (uint i = 0; i < TM; ++i) a[i] = wtile[(tr + i * (BM / TM)) * STRIDE + kk];
+            for (uint j = 0; j < TN; ++j) b[j] = xtile[(tc + j * (BN / TN)) * STRIDE + kk];
+            for (uint i = 0; i < TM; ++i)
+                for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        }
+        barrier();
+    }
+
+    for (uint j = 0; j < TN; ++j) {
+        const uint col = col0 + tc + j * (BN / TN);
+        if (col >= p.m) continue;
+        const uint yc = y_col(col);
+        for (uint i = 0; i < TM; ++i) {
+            const uint row = row0 + tr + i * (BM / TM);
+            if (row < p.n) y[yc + row] = acc[i][j];
+        }
+    }
+}

@@ -1,0 +1,53 @@
+// y = W x for a few tokens (ops/matmul.hpp), W of the weight type included
+// before this skeleton: memory bound, so each workgroup streams ROWS rows of
+// W once and applies each value to COLS tokens. The threads stride over the
+// rows 4 values at a time; each sum is reduced within subgroups
+// (subgroupAdd), then across them in shared memory.
+#include "common.glsl"
+#include "matmul_args.glsl"
+
+layout(constant_id = 1) const uint ROWS = 2;  // rows of W per workgroup
+layout(constant_id = 2) const uint COLS = 1;  // tokens per workgroup
+
+layout(binding = 1, scalar) readonly buffer X { float x[]; };
+layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
+
+// One slot per subgroup for each sum: sized for the worst case, subgroups of one.
+shared float partial[ROWS * COLS * gl_WorkGroupSize.x];
+
+void main() {
+    const uint row0 = flat_group() * ROWS, col0 = col_group() * COLS;
+    if (row0 >= p.n) return;  // a split grid's spare groups
+    // Past the last row or token, compute on the last one and do not store it.
+    uint wrow[ROWS], xcol[COLS];
+    for (uint r = 0; r < ROWS; ++r) wrow[r] = w_row(min(row0 + r, p.n - 1));
+    for (uint c = 0; c < COLS; ++c) xcol[c] = x_col(min(col0 + c, p.m - 1));
+
+    float acc[ROWS][COLS];
+    for (uint r = 0; r < ROWS; ++r)
+        for (uint c = 0; c < COLS; ++c) acc[r][c] = 0.0;
+    for (uint i = 4 * gl_LocalInvocationID.x; i < p.k; i += 4 * gl_WorkGroupSize.x) {
+        vec4 xv[COLS];
+        for (uint c = 0; c < COLS; ++c) {
+            const uint at = xcol[c] + i;
+            xv[c] = vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
+        }
+        for (uint r = 0; r < ROWS; ++r) {
+            const vec4 w = dequant4(wrow[r], i);
+            for (uint c = 0; c < COLS; ++c) acc[r][c] += dot(w, xv[c]);
+        }
+    }
+
+    for (uint r = 0; r < ROWS; ++r)
+        for (uint c = 0; c < COLS; ++c) {
+            const float s = subgroupAdd(acc[r][c]);
+            if (subgroupElect()) partial[(r * COLS + c) * gl_NumSubgroups + gl_SubgroupID] = s;
+        }
+    barrier();
+    const uint t = gl_LocalInvocationID.x, r = t / COLS, c = t % COLS;
+    if (t < ROWS * COLS && row0 + r < p.n && col0 + c < p.m) {
+        float sum = 0.0;
+        for (uint s = 0; s < gl_NumSubgroups; ++s) sum += partial[t * gl_NumSubgroups + s];
+        y[y_col(col0 + c) + row0 + r] = sum;
+    }
+}

@@ -1,0 +1,25 @@
+// The interface of a weight type's GLSL part, kernels/quant/types/<type>.glsl,
+// which codegen/shaders.cmake includes ahead of each skeleton of
+// shaders/quant/ to make that skeleton's variant for the type. A type file
+// includes this file first, then defines:
+//
+//   QK                         values per block: rows are whole blocks
+//   struct Block               the block layout (the C++ Block of <type>.hpp)
+//   weights[]                  the weight tensor as an array of blocks, a
+//                              readonly scalar-layout buffer at binding
+//                              WEIGHTS_BINDING
+//   vec4 dequant4(uint row, uint i)
+//                              values i..i+3 (i a multiple of 4) of the row
+//                              whose first block is weights[row]
+//
+// dequant4 must give exactly the C++ dequantize's values (get_rows is tested
+// for equality): compute in the same order. Whether a * b + c is fused does
+// not matter while the product is exact, as an fp16 scale times a small
+// integer is in float.
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_scalar_block_layout : require
+
+// The weight tensor is the first input of every weight-type shader.
+#define WEIGHTS_BINDING 0
