@@ -1,14 +1,21 @@
-// Every op of the graph at the layer shapes of real models, run through the
-// executor's CPU backend (a graph of one op node; inputs filled once):
-//   BM_Op/<op>/<model>/tokens:<T>             rms_norm mul add rope swiglu softmax set_rows attention
-//   BM_Op/get_rows/<type>/<model>/tokens:<T>
-//   BM_Op/matmul/<type>/<matrix>/<model>/tokens:<T>   matrix: attn_q attn_k ffn_up ffn_down output
+// Every op of the graph at the layer shapes of real models, as a graph of
+// one op node (inputs filled once) run through the executor, on its CPU
+// backend or on its Vulkan backend:
+//   BM_Op[/vulkan]/<op>/<model>/tokens:<T>             rms_norm mul add rope swiglu softmax set_rows attention
+//   BM_Op[/vulkan]/get_rows/<type>/<model>/tokens:<T>
+//   BM_Op[/vulkan]/matmul/<type>/<matrix>/<model>/tokens:<T>   matrix: attn_q attn_k ffn_up ffn_down output
 // model: tinyllama-1.1b, llama-2-7b, llama-3-8b; T: 1, 32, 128, 512. Attention
 // and softmax look at a context of 512 positions (the T queries at its end).
-// Counters from the op's declared cost (OpDef::cost): GFLOP/s, GB/s and
-// of_roofline (roofline.hpp). At T = 1 the matmul weights rotate through
-// copies totalling >= 256 MiB, so that each run reads them from DRAM as token
-// generation does. Matmuls use the default 16-bit activations (`/q8`: llama.cpp's 8-bit).
+// Counters from the op's declared cost (OpDef::cost): GFLOP/s, GB/s and, on
+// the CPU, of_roofline (roofline.hpp). At T = 1 the matmul weights rotate
+// through copies totalling >= 256 MiB, so that each run reads them from DRAM
+// as token generation does. Matmuls use the default 16-bit activations (`/q8`:
+// llama.cpp's 8-bit).
+//
+// CPU time is wall time. Vulkan time is the GPU's, from the timestamps the
+// executor's profile records around the node (no submit or wait); a Vulkan
+// benchmark whose node the backend cannot run, or without a device, is
+// skipped, saying why.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -24,6 +31,9 @@
 #include "bench/stream_read.hpp"
 #include "graph/cpu_backend.hpp"
 #include "graph/executor.hpp"
+#include "graph/vulkan/vulkan_backend.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
+#include "graph/vulkan/vulkan_error.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/quant/registry.hpp"
 #include "models/synthetic_model.hpp"
@@ -35,16 +45,15 @@ namespace {
 using model::ModelShape;
 constexpr int64_t kContext = 512;
 
-// Storage the graph borrows (weights, caches), kept alive with it.
+// A graph of one op node, the storage it borrows (weights, caches) and the
+// executor that runs it.
 struct OpGraph {
     Graph graph;
     Tensor* out = nullptr;
+    // A matmul's weight, which token generation reads from DRAM.
+    Tensor* streamed_weight = nullptr;
     std::vector<std::vector<uint8_t>> buffers;
-    // For T = 1 matmuls: the weight, whose data moves through `copies`
-    // copies of rotating_bytes at rotating_base, one per run.
-    Tensor* rotating = nullptr;
-    uint8_t* rotating_base = nullptr;
-    size_t rotating_bytes = 0, copies = 1;
+    std::unique_ptr<Executor> exec;
 
     void* own(size_t bytes) {
         buffers.emplace_back(bytes + 64);
@@ -55,15 +64,14 @@ struct OpGraph {
 
 // rows x row_elems of `type`: 64 distinct random rows, repeated (quantizing
 // billions of values would dominate the set-up).
-uint8_t* weight_data(OpGraph& og, GgmlType type, int64_t row_elems, int64_t rows, size_t copies = 1) {
+uint8_t* weight_data(OpGraph& og, GgmlType type, int64_t row_elems, int64_t rows) {
     const QuantTypeEntry& e = *find_quant_type(type);
-    const size_t row_bytes = e.row_bytes(row_elems), bytes = row_bytes * size_t(rows);
-    auto* data = static_cast<uint8_t*>(og.own(bytes * copies));
+    const size_t row_bytes = e.row_bytes(row_elems);
+    auto* data = static_cast<uint8_t*>(og.own(row_bytes * size_t(rows)));
     const int64_t distinct = std::min<int64_t>(rows, 64);
     const std::vector<float> values = random_floats(size_t(distinct * row_elems), 1);
     e.quantize(values.data(), data, distinct * row_elems);
     for (int64_t r = distinct; r < rows; ++r) std::memcpy(data + size_t(r) * row_bytes, data + size_t(r % distinct) * row_bytes, row_bytes);
-    for (size_t c = 1; c < copies; ++c) std::memcpy(data + c * bytes, data, bytes);
     return data;
 }
 
@@ -71,18 +79,29 @@ Tensor* positions(Graph& g, int64_t t) { return g.input("positions", GgmlType::I
 
 using Build = std::function<void(OpGraph&, const ModelShape&, int64_t)>;
 
+std::unique_ptr<OpGraph> build_op(const ModelShape& shape, const Build& build, int64_t T) {
+    auto og = std::make_unique<OpGraph>();
+    build(*og, shape, T);
+    return og;
+}
+
+// How many copies of the graph's streamed weight the runs cycle through: at
+// T = 1 enough to total >= 256 MiB, so that each run reads it from DRAM.
+size_t weight_copies(const OpGraph& og, int64_t T) {
+    if (T != 1 || og.streamed_weight == nullptr) return 1;
+    return (size_t(256) << 20) / og.streamed_weight->nbytes() + 1;
+}
+
 // The leaves of type Input that `t` depends on.
 void collect_inputs(Tensor* t, std::vector<Tensor*>& out) {
     if (t->leaf == LeafKind::Input && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
     for (Tensor* s : t->src) collect_inputs(s, out);
 }
 
-void run_op(benchmark::State& state, const ModelShape& shape, const Build& build) {
-    const int64_t T = state.range(0);
-    OpGraph og;
-    build(og, shape, T);
-    Executor exec(og.graph, {og.out}, {.backends = {std::make_shared<CpuBackend>(bench_threads())}});
-    // Inputs: F32 values, I32 token ids and positions (the T queries end the context).
+// Plans the graph and fills its inputs: F32 values, I32 token ids and
+// positions (the T queries end the context).
+void plan(OpGraph& og, const ModelShape& shape, int64_t T, ExecutorOptions options) {
+    og.exec = std::make_unique<Executor>(og.graph, std::vector<Tensor*>{og.out}, std::move(options));
     std::vector<Tensor*> inputs;
     collect_inputs(og.out, inputs);
     for (Tensor* t : inputs) {
@@ -95,23 +114,111 @@ void run_op(benchmark::State& state, const ModelShape& shape, const Build& build
                 ids[i] = t->name == "positions" ? int32_t(kContext - T + i) : int32_t((i * 7919) % shape.n_vocab);
         }
     }
-    size_t copy = 0;
-    const auto start = std::chrono::steady_clock::now();
-    for (auto _ : state) {
-        if (og.rotating) {
-            og.rotating->data = og.rotating_base + copy * og.rotating_bytes;
-            copy = copy + 1 == og.copies ? 0 : copy + 1;
-        }
-        exec.run();
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const OpCost cost = og.out->op->cost(*og.out);
+}
+
+// Counters from the op's declared cost, over `seconds` for all the runs; returns the cost.
+OpCost set_counters(benchmark::State& state, const Tensor& op, double seconds) {
+    const OpCost cost = op.op->cost(op);
     const double runs = double(state.iterations());
     state.counters["flops"] = cost.flops;
     state.counters["bytes"] = cost.bytes;
     state.counters["GFLOP/s"] = cost.flops * runs / seconds / 1e9;
     state.counters["GB/s"] = cost.bytes * runs / seconds / 1e9;
-    state.counters["of_roofline"] = roofline_seconds(cost.flops, cost.bytes) * runs / seconds;
+    return cost;
+}
+
+void run_op_cpu(benchmark::State& state, const ModelShape& shape, const Build& build) {
+    const int64_t T = state.range(0);
+    const std::unique_ptr<OpGraph> og = build_op(shape, build, T);
+    plan(*og, shape, T, {.backends = {std::make_shared<CpuBackend>(bench_threads())}});
+    // The runs move the streamed weight's data through its copies (the first its own).
+    std::vector<void*> copies;
+    if (Tensor* w = og->streamed_weight; w != nullptr)
+        for (size_t c = 0; c < weight_copies(*og, T); ++c)
+            copies.push_back(c == 0 ? w->data : std::memcpy(og->own(w->nbytes()), w->data, w->nbytes()));
+    size_t copy = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (auto _ : state) {
+        if (copies.size() > 1) {
+            og->streamed_weight->data = copies[copy];
+            copy = copy + 1 == copies.size() ? 0 : copy + 1;
+        }
+        og->exec->run();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const OpCost cost = set_counters(state, *og->out, seconds);
+    state.counters["of_roofline"] = roofline_seconds(cost.flops, cost.bytes) * double(state.iterations()) / seconds;
+}
+
+// The Vulkan device, opened by the first Vulkan benchmark and kept open for
+// the others, or why it could not be opened.
+struct VulkanDeviceOrReason {
+    std::shared_ptr<VulkanDevice> device;
+    std::string unavailable;
+};
+
+const VulkanDeviceOrReason& vulkan_device() {
+    static const VulkanDeviceOrReason opened = []() -> VulkanDeviceOrReason {
+        try {
+            return {.device = open_vulkan_device()};
+        } catch (const VulkanUnavailable& e) {
+            return {.unavailable = e.what()};
+        }
+    }();
+    return opened;
+}
+
+// GPU seconds of all of an executor's runs so far (the graph's one node).
+double profiled_seconds(const Executor& exec) {
+    double seconds = 0;
+    for (const Profile::Entry& e : exec.profile().entries()) seconds += e.seconds;
+    return seconds;
+}
+
+void run_op_vulkan(benchmark::State& state, const ModelShape& shape, const Build& build) {
+    const int64_t T = state.range(0);
+    const VulkanDeviceOrReason& device = vulkan_device();
+    if (!device.device) {
+        state.SkipWithError(("no Vulkan device: " + device.unavailable).c_str());
+        return;
+    }
+    if (!device.device->timestamps()) {
+        state.SkipWithError("the Vulkan device has no timestamp queries on its compute queue");
+        return;
+    }
+    // A backend of its own (on the open device): it keeps its device copies
+    // of weights, keyed by host address, until it is destroyed.
+    auto vulkan = std::make_shared<VulkanBackend>();
+    std::vector<std::unique_ptr<OpGraph>> graphs;
+    graphs.push_back(build_op(shape, build, T));
+    const Tensor& op = *graphs[0]->out;
+    if (!vulkan->supports(op)) {
+        state.SkipWithError(("the Vulkan backend has no kernel for " + std::string(op.op->name) + " of " +
+                             describe(*op.src[0]))
+                                .c_str());
+        return;
+    }
+    // A recorded command buffer reads the device copy of the weight it was
+    // recorded with: the weight copies are graphs of their own, run in turn.
+    while (graphs.size() < weight_copies(*graphs[0], T)) graphs.push_back(build_op(shape, build, T));
+    std::vector<double> seconds_before(graphs.size());  // each executor's profiled seconds
+    for (size_t i = 0; i < graphs.size(); ++i) {
+        plan(*graphs[i], shape, T, {.backends = {vulkan}, .profile = true});
+        graphs[i]->exec->run();  // records the command buffer, uploads the weights
+        seconds_before[i] = profiled_seconds(*graphs[i]->exec);
+    }
+    double seconds = 0;
+    size_t next = 0;
+    for (auto _ : state) {
+        Executor& exec = *graphs[next]->exec;
+        exec.run();
+        const double run_seconds = profiled_seconds(exec) - seconds_before[next];
+        seconds_before[next] += run_seconds;
+        seconds += run_seconds;
+        state.SetIterationTime(run_seconds);
+        next = next + 1 == graphs.size() ? 0 : next + 1;
+    }
+    set_counters(state, op, seconds);
 }
 
 // The layer matrices of a shape: name, k (row length), n (rows).
@@ -128,17 +235,21 @@ std::vector<Matrix> matrices(const ModelShape& s) {
             {"output", s.n_embd, s.n_vocab}};
 }
 
+void tokens_and_time(benchmark::internal::Benchmark* b) {
+    b->ArgName("tokens")->Arg(1)->Arg(32)->Arg(128)->Arg(512)->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+}
+
+// BM_Op/<name>/<model> on the CPU, BM_Op/vulkan/<name>/<model> on Vulkan.
 void register_op(const std::string& name, const ModelShape& shape, Build build) {
-    benchmark::RegisterBenchmark(("BM_Op/" + name + "/" + shape.name).c_str(),
-                                 [shape, build](benchmark::State& st) { run_op(st, shape, build); })
-        ->ArgName("tokens")
-        ->Arg(1)
-        ->Arg(32)
-        ->Arg(128)
-        ->Arg(512)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond)
-        ->MinTime(0.2);
+    const std::string rest = name + "/" + shape.name;
+    benchmark::RegisterBenchmark(("BM_Op/" + rest).c_str(),
+                                 [shape, build](benchmark::State& st) { run_op_cpu(st, shape, build); })
+        ->Apply(tokens_and_time)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("BM_Op/vulkan/" + rest).c_str(),
+                                 [shape, build](benchmark::State& st) { run_op_vulkan(st, shape, build); })
+        ->Apply(tokens_and_time)
+        ->UseManualTime();
 }
 
 const int registered = [] {
@@ -201,12 +312,8 @@ const int registered = [] {
                     const std::string suffix = act == ActivationPrecision::Q8 ? "/q8" : "";
                     register_op("matmul/" + tname + suffix + "/" + m.name, s,
                                 [type, m, act](OpGraph& og, const ModelShape&, int64_t t) {
-                                    const size_t bytes = find_quant_type(type)->row_bytes(m.k) * size_t(m.n);
-                                    og.copies = t == 1 ? std::max<size_t>(1, (size_t(256) << 20) / bytes + 1) : 1;
-                                    og.rotating_base = weight_data(og, type, m.k, m.n, og.copies);
-                                    og.rotating_bytes = bytes;
-                                    Tensor* w = og.graph.weight(m.name, type, {m.k, m.n, 1, 1}, og.rotating_base);
-                                    og.rotating = og.copies > 1 ? w : nullptr;
+                                    Tensor* w = og.graph.weight(m.name, type, {m.k, m.n, 1, 1}, weight_data(og, type, m.k, m.n));
+                                    og.streamed_weight = w;
                                     og.out = matmul(w, og.graph.input("x", GgmlType::F32, {m.k, t, 1, 1}), act);
                                 });
                 }
