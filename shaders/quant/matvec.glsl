@@ -1,7 +1,7 @@
 // y = W x for a few tokens (ops/matmul.hpp), W of the weight type included
 // before this skeleton: memory bound, so each workgroup streams ROWS rows of
 // W once and applies each value to COLS tokens. The threads stride over the
-// rows 4 values at a time; each sum is reduced within subgroups
+// rows 4 values at a time (x in 16-byte loads); each sum is reduced within subgroups
 // (subgroupAdd), then across them in shared memory.
 #include "common.glsl"
 #include "matmul_args.glsl"
@@ -10,6 +10,7 @@ layout(constant_id = 1) const uint ROWS = 2;  // rows of W per workgroup
 layout(constant_id = 2) const uint COLS = 1;  // tokens per workgroup
 
 layout(binding = 1, scalar) readonly buffer X { float x[]; };
+layout(binding = 1, scalar) readonly buffer X4 { vec4 x4[]; };  // X again: 16-byte loads when aligned
 layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
 
 // One slot per subgroup for each sum: sized for the worst case, subgroups of one.
@@ -23,6 +24,9 @@ void main() {
     for (uint r = 0; r < ROWS; ++r) wrow[r] = w_row(min(row0 + r, p.n - 1));
     for (uint c = 0; c < COLS; ++c) xcol[c] = x_col(min(col0 + c, p.m - 1));
 
+    bool x_aligned = true;
+    for (uint c = 0; c < COLS; ++c) x_aligned = x_aligned && xcol[c] % 4 == 0;
+
     float acc[ROWS][COLS];
     for (uint r = 0; r < ROWS; ++r)
         for (uint c = 0; c < COLS; ++c) acc[r][c] = 0.0;
@@ -30,7 +34,7 @@ void main() {
         vec4 xv[COLS];
         for (uint c = 0; c < COLS; ++c) {
             const uint at = xcol[c] + i;
-            xv[c] = vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
+            xv[c] = x_aligned ? x4[at / 4] : vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
         }
         for (uint r = 0; r < ROWS; ++r) {
             const vec4 w = dequant4(wrow[r], i);

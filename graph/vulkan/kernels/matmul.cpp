@@ -11,7 +11,9 @@ namespace {
 
 // Up to this many tokens, matvec: it reads W once for all of them.
 constexpr uint32_t kMatvecMaxTokens = 4;
-constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 2;
+// Measured on an H200 (Llama-2-7B shape, token generation): 2 rows of 256
+// threads per workgroup beat 1, 4 and 8 rows and 32-256 threads, by 5-30%.
+constexpr uint32_t kMatvecGroup = 256, kMatvecRows = 2;
 // The tiled kernel's BM x BN tile, BK values per step and TM x TN per thread.
 constexpr uint32_t kBM = 64, kBN = 64, kBK = 16, kTM = 4, kTN = 4;
 constexpr uint32_t kTileGroup = (kBM / kTM) * (kBN / kTN);
