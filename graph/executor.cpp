@@ -87,6 +87,41 @@ void Executor::place_nodes() {
         if (chosen < 0) throw Error("executor: no backend can run node " + describe(*t) + " (" + std::string(t->op->name) + ")");
         t->backend = chosen;
     }
+    keep_externals_on_one_backend();
+}
+
+// A device backend keeps its own copy of an external buffer (a KV cache)
+// after first use, so every node that reads or writes one must run on a
+// single backend: where they were split between a device and another
+// backend (a device kernel for set_rows but not for attention, say), they
+// all move to the last host backend that can run them.
+void Executor::keep_externals_on_one_backend() {
+    std::unordered_map<const Tensor*, std::vector<Tensor*>> users;  // external leaf -> nodes touching it
+    for (Tensor* t : schedule_) {
+        if (t->is_view()) continue;
+        for (const Tensor* s : t->src)
+            if (const Tensor* root = s->storage_root(); root->leaf == LeafKind::External) users[root].push_back(t);
+    }
+    int host = -1;
+    for (size_t b = 0; b < backends_.size(); ++b)
+        if (backends_[b]->host_addressable()) host = int(b);
+    for (auto& [root, nodes] : users) {
+        bool split = false, device = false;
+        for (const Tensor* t : nodes) {
+            split = split || t->backend != nodes.front()->backend;
+            device = device || !backends_[size_t(t->backend)]->host_addressable();
+        }
+        if (!split || !device) continue;
+        for (Tensor* t : nodes) {
+            if (host < 0 || !backends_[size_t(host)]->supports(*t))
+                throw Error("executor: node " + describe(*t) + " uses the external buffer '" + root->name +
+                            "' that other nodes use on another backend, and no host backend can run it");
+            t->backend = host;
+        }
+    }
+    // Views follow their (possibly moved) sources.
+    for (Tensor* t : schedule_)
+        if (t->is_view() && !t->src[0]->is_leaf()) t->backend = t->src[0]->backend;
 }
 
 // Leaves live in host memory every backend reads; computed tensors belong to

@@ -58,6 +58,7 @@ public:
 private:
     void order(const std::vector<Tensor*>& outputs);
     void place_nodes();
+    void keep_externals_on_one_backend();
     void insert_transfers();
     void plan_storage(const std::vector<Tensor*>& outputs);
 
