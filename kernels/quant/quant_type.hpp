@@ -23,6 +23,10 @@
 //                       llama.cpp's x86 quantizer of activation rows, which the
 //                       CPU matmul applies before the dot (its rounding differs
 //                       from quantize's for Q8_0 and Q8_1: half to even)
+//   CpuUnpack           on the integer weight types: how the CPU matmul unpacks
+//                       a span of blocks into 8-bit values and scales (see
+//                       kernels/cpu/matmul/unpack.hpp); without it (and with
+//                       blocks of more than one value) a type has no CPU matmul
 #pragma once
 
 #include <concepts>

@@ -3,6 +3,8 @@
 // -4..3 (no min).
 #pragma once
 
+#include <cstring>
+
 #include "kernels/quant/kquant_common.hpp"
 #include "kernels/quant/quant_type.hpp"
 #include "kernels/quant/types/q8_k.hpp"
@@ -81,6 +83,25 @@ struct Q3_K {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp): the stored q + 4 =
+    // low bits + 4 * high bit.
+    struct CpuUnpack {
+        static constexpr int kGroup = 16, kOffset = 4;
+        static constexpr bool kHasMin = false;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::or_(Ops::template crumb_chunk<C>(span->qs), Ops::template high_bit_chunk<C, 2>(span->hmask));
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            int8_t sc[16];
+            for (int g = 0; g < 16; ++g) sc[g] = int8_t(Q3_K::scale(span->scales, g));
+            uint64_t w[2];
+            std::memcpy(w, sc, 16);
+            scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w[0], w[1]));
+        }
+    };
 };
 static_assert(QuantType<Q3_K> && matches_format<Q3_K>());
 

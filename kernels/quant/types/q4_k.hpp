@@ -49,6 +49,26 @@ struct Q4_K {
     static float dot(const Block* w, const Q8_K::Block* a, size_t nblocks) {
         return kquant::dot_scale_min_blocks(w, a, nblocks, [](const Block& b, int i) { return q(b, i); });
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp): 64 values per 32
+    // bytes, the high nibbles (odd groups) left in place: their q is 16 times
+    // the value, their scale a sixteenth (exact: a power of two).
+    struct CpuUnpack {
+        static constexpr int kGroup = 32, kOffset = 0;
+        static constexpr bool kHasMin = true;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::nibbles_in_place(span->qs + 32 * C);
+        }
+        template <class Ops, int R>
+        static void scales_rows(const Block* const* b, typename Ops::Acc* scale, typename Ops::Acc* min) {
+            Ops::template k_scales_mins_rows<R>(b, scale, min, Ops::kOddSixteenth.data());
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+            scales_rows<Ops, 1>(&span, &scale, &min);
+        }
+    };
 };
 static_assert(QuantType<Q4_K> && matches_format<Q4_K>());
 

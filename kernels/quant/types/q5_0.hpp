@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 #include "kernels/quant/half.hpp"
 #include "kernels/quant/quant_type.hpp"
@@ -76,6 +77,20 @@ struct Q5_0 {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp).
+    struct CpuUnpack {
+        static constexpr int kGroup = 32, kOffset = 16;
+        static constexpr bool kHasMin = false;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::template five_bit_chunk<C>(span);
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            scale = Ops::template span_halves<offsetof(Block, d)>(span);
+        }
+    };
 };
 static_assert(QuantType<Q5_0> && matches_format<Q5_0>());
 
