@@ -19,6 +19,7 @@ struct IQ4_NL {
     // ggml's quantizer minimises an x^2-weighted error; this one minimises the
     // plain squared error, so the bytes differ but the RMSE is no worse.
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 25;  // LLAMA_FTYPE_MOSTLY_IQ4_NL
     struct Block {
         uint16_t d;  // fp16 scale
         uint8_t qs[16];

@@ -15,6 +15,7 @@ struct IQ4_XS {
     static constexpr std::string_view name = "IQ4_XS";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 30;  // LLAMA_FTYPE_MOSTLY_IQ4_XS
     struct Block {
         uint16_t d;           // fp16
         uint16_t scales_h;    // top 2 bits of scale j + 32 at bits 2j..2j+1

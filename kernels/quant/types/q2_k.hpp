@@ -16,6 +16,7 @@ struct Q2_K {
     static constexpr std::string_view name = "Q2_K";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 10;  // LLAMA_FTYPE_MOSTLY_Q2_K
     struct Block {
         uint8_t scales[16];  // per sub-block: scale in the low nibble, min in the high nibble
         uint8_t qs[64];      // 2-bit values, see q_byte / q_shift

@@ -16,6 +16,7 @@ struct Q3_K {
     static constexpr std::string_view name = "Q3_K";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 11;  // LLAMA_FTYPE_MOSTLY_Q3_K_S
     struct Block {
         uint8_t hmask[32];   // high bits of q+4: value i is bit i/32 of hmask[i%32]
         uint8_t qs[64];      // low 2 bits of q+4, arranged as Q2_K's qs

@@ -18,6 +18,7 @@ struct Q4_1 {
     static constexpr std::string_view name = "Q4_1";
     static constexpr size_t block_elems = 32;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 3;  // LLAMA_FTYPE_MOSTLY_Q4_1
     struct Block {
         uint16_t d;  // fp16 scale
         uint16_t m;  // fp16 minimum

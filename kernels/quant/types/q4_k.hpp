@@ -14,6 +14,7 @@ struct Q4_K {
     static constexpr std::string_view name = "Q4_K";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 14;  // LLAMA_FTYPE_MOSTLY_Q4_K_S
     struct Block {
         uint16_t d;          // fp16 scale of the scales
         uint16_t dmin;       // fp16 scale of the mins

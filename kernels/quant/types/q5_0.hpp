@@ -18,6 +18,7 @@ struct Q5_0 {
     static constexpr std::string_view name = "Q5_0";
     static constexpr size_t block_elems = 32;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 8;  // LLAMA_FTYPE_MOSTLY_Q5_0
     struct Block {
         uint16_t d;  // fp16 scale
         uint8_t qh[4];

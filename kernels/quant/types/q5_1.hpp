@@ -17,6 +17,7 @@ struct Q5_1 {
     static constexpr std::string_view name = "Q5_1";
     static constexpr size_t block_elems = 32;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 9;  // LLAMA_FTYPE_MOSTLY_Q5_1
     struct Block {
         uint16_t d;  // fp16 scale
         uint16_t m;  // fp16 minimum

@@ -16,6 +16,7 @@ struct Q6_K {
     static constexpr std::string_view name = "Q6_K";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 18;  // LLAMA_FTYPE_MOSTLY_Q6_K
     struct Block {
         uint8_t ql[128];    // low 4 bits of q, see ql_byte / ql_shift
         uint8_t qh[64];     // high 2 bits of q, see qh_byte / qh_shift

@@ -16,6 +16,7 @@ struct Q8_0 {
     static constexpr std::string_view name = "Q8_0";
     static constexpr size_t block_elems = 32;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 7;  // LLAMA_FTYPE_MOSTLY_Q8_0
     struct Block {
         uint16_t d;  // fp16 scale
         int8_t qs[32];
