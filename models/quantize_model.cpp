@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstdio>
-#include <map>
 #include <vector>
 
 #include "kernels/quant/registry.hpp"
@@ -20,18 +19,11 @@ bool is_norm_or_vector(const std::string& name, size_t n_dims) {
     return n_dims < 2 || name.ends_with("_norm.weight") || name.ends_with(".bias");
 }
 
-// llama.cpp's general.file_type ("ftype") for a model mostly of one type.
-// Types without an entry leave the key unset (llama.cpp then guesses).
+// llama.cpp's general.file_type ("ftype") for a model mostly of one type, from
+// its definition. Types without one leave the key unset (llama.cpp then guesses).
 std::optional<uint32_t> file_type_of(GgmlType t) {
-    static const std::map<GgmlType, uint32_t> ftypes = {
-        {GgmlType::F32, 0},   {GgmlType::F16, 1},    {GgmlType::Q4_0, 2},    {GgmlType::Q4_1, 3},
-        {GgmlType::Q8_0, 7},  {GgmlType::Q5_0, 8},   {GgmlType::Q5_1, 9},    {GgmlType::Q2_K, 10},
-        {GgmlType::Q3_K, 11}, {GgmlType::Q4_K, 14},  {GgmlType::Q5_K, 16},   {GgmlType::Q6_K, 18},
-        {GgmlType::IQ4_NL, 25}, {GgmlType::IQ4_XS, 30}, {GgmlType::BF16, 32},
-    };
-    const auto it = ftypes.find(t);
-    if (it == ftypes.end()) return std::nullopt;
-    return it->second;
+    const QuantTypeEntry* type = find_quant_type(t);
+    return type ? type->llama_file_type : std::nullopt;
 }
 
 // The mixes: name, base type, file type (llama.cpp's LLAMA_FTYPE_MOSTLY_*).

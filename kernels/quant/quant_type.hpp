@@ -23,11 +23,20 @@
 //                       llama.cpp's x86 quantizer of activation rows, which the
 //                       CPU matmul applies before the dot (its rounding differs
 //                       from quantize's for Q8_0 and Q8_1: half to even)
+//   llama_file_type     `static constexpr uint32_t`: llama.cpp's general.file_type
+//                       (LLAMA_FTYPE_MOSTLY_*) of a model mostly of this type,
+//                       which `tessera quantize` writes; absent: the key is left
+//                       out (llama.cpp then guesses)
+//   CpuUnpack           on the integer weight types: how the CPU matmul unpacks
+//                       a span of blocks into 8-bit values and scales (see
+//                       kernels/cpu/matmul/unpack.hpp); without it (and with
+//                       blocks of more than one value) a type has no CPU matmul
 #pragma once
 
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -54,6 +63,15 @@ constexpr bool quantizer_matches_ggml() {
         return T::quantizer_matches_ggml;
     else
         return false;
+}
+
+// T::llama_file_type, or nullopt for a definition without it.
+template <class T>
+constexpr std::optional<uint32_t> llama_file_type() {
+    if constexpr (requires { T::llama_file_type; })
+        return T::llama_file_type;
+    else
+        return std::nullopt;
 }
 
 // A compile-time list of types; the build's enabled quant types are one of these.

@@ -30,8 +30,8 @@ float dot_row(const void* w, const void* a, int64_t n) {
 std::vector<QuantTypeEntry> make_entries() {
     std::vector<QuantTypeEntry> entries;
     EnabledQuantTypes::for_each([&]<class T>() {
-        entries.push_back({ggml_type_traits(T::id), T::DotType::id, quantizer_matches_ggml<T>(), &dequantize_row<T>,
-                           &quantize_row<T>, &dot_row<T>});
+        entries.push_back({ggml_type_traits(T::id), T::DotType::id, quantizer_matches_ggml<T>(), llama_file_type<T>(),
+                           &dequantize_row<T>, &quantize_row<T>, &dot_row<T>});
     });
     return entries;
 }

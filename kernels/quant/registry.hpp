@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,7 +18,8 @@ namespace tessera {
 struct QuantTypeEntry {
     GgmlTypeTraits traits;
     GgmlType dot_type;
-    bool quantizer_matches_ggml;  // see quant_type.hpp
+    bool quantizer_matches_ggml;              // see quant_type.hpp
+    std::optional<uint32_t> llama_file_type;  // see quant_type.hpp
     // Rows of n values, unchecked: n must be a multiple of traits.block_elems
     // (check it once per tensor with row_bytes).
     void (*dequantize_row)(const void* src, float* dst, int64_t n);

@@ -34,6 +34,7 @@ TEST(QuantRegistry, RegistersEveryEnabledType) {
         EXPECT_EQ(entry->traits.name, T::name);
         EXPECT_EQ(entry->dot_type, T::DotType::id) << T::name;
         EXPECT_EQ(entry->quantizer_matches_ggml, quantizer_matches_ggml<T>()) << T::name;
+        EXPECT_EQ(entry->llama_file_type, llama_file_type<T>()) << T::name;
         EXPECT_EQ(&require_quant_type(T::name, "test"), entry);
         EXPECT_TRUE(contains(configured_quant_types(), T::name)) << T::name;
     });

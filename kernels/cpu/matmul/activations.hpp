@@ -26,6 +26,7 @@
 
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul/unpack.hpp"
+#include "kernels/quant/types/q8_0.hpp"
 #include "kernels/quant/types/q8_1.hpp"
 #include "kernels/quant/types/q8_k.hpp"
 

@@ -2,7 +2,7 @@
 //   Bytes  64 unsigned 8-bit weight values (one chunk)
 //   Ints   16 int32 lanes, lane l the sum over values 4l..4l+3 of a chunk
 //   Acc    16 floats
-// Unpacking (what the types' Unpack traits compose):
+// Unpacking (what the types' CpuUnpack members compose, see unpack.hpp):
 //   pair(lo, hi)            32 bytes at lo, then 32 at hi
 //   nibbles_pair(a, b)      16 bytes a -> their low nibbles, their high nibbles; then the same of b
 //   fields<S0, S1>(p, m)    32 bytes p -> (p >> S0) & m, then (p >> S1) & m

@@ -18,7 +18,7 @@ namespace {
 template <class Arch, class T, ActivationPrecision A>
 struct Stream {
     using U = Unpack<T>;
-    using Ops = ChunkOps<Arch>;
+    using Ops = UnpackOps<Arch>;
     using Acc = typename Ops::Acc;
     using Layout = ActivationLayout<T, A>;
     using Block = typename T::Block;

@@ -24,7 +24,7 @@ inline constexpr int64_t kTokenTile = 64;  // tokens sharing one unpacked segmen
 template <class Arch, class T, ActivationPrecision A>
 struct Tiled {
     using U = Unpack<T>;
-    using Ops = ChunkOps<Arch>;
+    using Ops = UnpackOps<Arch>;
     using Acc = typename Ops::Acc;
     using Layout = ActivationLayout<T, A>;
     using Block = typename T::Block;

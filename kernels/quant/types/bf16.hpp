@@ -12,6 +12,7 @@ struct BF16 {
     static constexpr std::string_view name = "BF16";
     static constexpr size_t block_elems = 1;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 32;  // LLAMA_FTYPE_MOSTLY_BF16
     struct Block {
         uint16_t bits;
     };

@@ -11,6 +11,7 @@ struct F16 {
     static constexpr std::string_view name = "F16";
     static constexpr size_t block_elems = 1;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 1;  // LLAMA_FTYPE_MOSTLY_F16
     struct Block {
         uint16_t bits;
     };

@@ -9,6 +9,7 @@ struct F32 {
     static constexpr GgmlType id = GgmlType::F32;
     static constexpr std::string_view name = "F32";
     static constexpr size_t block_elems = 1;
+    static constexpr uint32_t llama_file_type = 0;  // LLAMA_FTYPE_ALL_F32
     struct Block {
         float v;
     };

@@ -2,7 +2,9 @@
 // fixed non-linear table (nibble order as Q4_0); value = d * kValues[index].
 #pragma once
 
+#include <array>
 #include <cmath>
+#include <cstddef>
 
 #include "kernels/quant/half.hpp"
 #include "kernels/quant/quant_type.hpp"
@@ -17,6 +19,7 @@ struct IQ4_NL {
     // ggml's quantizer minimises an x^2-weighted error; this one minimises the
     // plain squared error, so the bytes differ but the RMSE is no worse.
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 25;  // LLAMA_FTYPE_MOSTLY_IQ4_NL
     struct Block {
         uint16_t d;  // fp16 scale
         uint8_t qs[16];
@@ -80,6 +83,25 @@ struct IQ4_NL {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp): the levels + 128.
+    struct CpuUnpack {
+        static constexpr int kGroup = 32, kOffset = 128;
+        static constexpr bool kHasMin = false;
+        static constexpr std::array<uint8_t, 16> kLevels = [] {
+            std::array<uint8_t, 16> t{};
+            for (size_t i = 0; i < 16; ++i) t[i] = uint8_t(kValues[i] + 128);
+            return t;
+        }();
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::lookup(Ops::template nibble_chunk<C>(span), kLevels.data());
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            scale = Ops::template span_halves<offsetof(Block, d)>(span);
+        }
+    };
 
 private:
     // Index of the table value nearest to v.

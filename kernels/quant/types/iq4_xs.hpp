@@ -15,6 +15,7 @@ struct IQ4_XS {
     static constexpr std::string_view name = "IQ4_XS";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 30;  // LLAMA_FTYPE_MOSTLY_IQ4_XS
     struct Block {
         uint16_t d;           // fp16
         uint16_t scales_h;    // top 2 bits of scale j + 32 at bits 2j..2j+1
@@ -88,6 +89,23 @@ struct IQ4_XS {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp): the levels + 128, as IQ4_NL.
+    struct CpuUnpack {
+        static constexpr int kGroup = 32, kOffset = 128;
+        static constexpr bool kHasMin = false;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {  // per group 16 bytes, as IQ4_NL
+            return Ops::lookup(Ops::nibbles_pair(span->qs + 32 * C, span->qs + 32 * C + 16),
+                               IQ4_NL::CpuUnpack::kLevels.data());
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            uint64_t w = 0;
+            for (int g = 0; g < 8; ++g) w |= uint64_t(uint8_t(IQ4_XS::scale(*span, g))) << (8 * g);
+            scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w, 0));
+        }
+    };
 };
 static_assert(QuantType<IQ4_XS> && matches_format<IQ4_XS>());
 

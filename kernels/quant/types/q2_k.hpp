@@ -3,6 +3,8 @@
 // value = d*scale*q - dmin*min with 2-bit q.
 #pragma once
 
+#include <cstring>
+
 #include "kernels/quant/kquant_common.hpp"
 #include "kernels/quant/quant_type.hpp"
 #include "kernels/quant/types/q8_k.hpp"
@@ -14,6 +16,7 @@ struct Q2_K {
     static constexpr std::string_view name = "Q2_K";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 10;  // LLAMA_FTYPE_MOSTLY_Q2_K
     struct Block {
         uint8_t scales[16];  // per sub-block: scale in the low nibble, min in the high nibble
         uint8_t qs[64];      // 2-bit values, see q_byte / q_shift
@@ -61,6 +64,24 @@ struct Q2_K {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp).
+    struct CpuUnpack {
+        static constexpr int kGroup = 16, kOffset = 0;
+        static constexpr bool kHasMin = true;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::template crumb_chunk<C>(span->qs);
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+            uint64_t w[2];  // per group: scale in the low nibble, min in the high one
+            std::memcpy(w, span->scales, 16);
+            constexpr uint64_t kLow = 0x0F0F0F0F0F0F0F0Full;
+            scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_u8(w[0] & kLow, w[1] & kLow));
+            min = Ops::mul(Ops::set1(-Ops::half(span->dmin)), Ops::from_u8(w[0] >> 4 & kLow, w[1] >> 4 & kLow));
+        }
+    };
 };
 static_assert(QuantType<Q2_K> && matches_format<Q2_K>());
 

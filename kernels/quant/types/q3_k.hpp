@@ -3,6 +3,8 @@
 // -4..3 (no min).
 #pragma once
 
+#include <cstring>
+
 #include "kernels/quant/kquant_common.hpp"
 #include "kernels/quant/quant_type.hpp"
 #include "kernels/quant/types/q8_k.hpp"
@@ -14,6 +16,7 @@ struct Q3_K {
     static constexpr std::string_view name = "Q3_K";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 11;  // LLAMA_FTYPE_MOSTLY_Q3_K_S
     struct Block {
         uint8_t hmask[32];   // high bits of q+4: value i is bit i/32 of hmask[i%32]
         uint8_t qs[64];      // low 2 bits of q+4, arranged as Q2_K's qs
@@ -81,6 +84,25 @@ struct Q3_K {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp): the stored q + 4 =
+    // low bits + 4 * high bit.
+    struct CpuUnpack {
+        static constexpr int kGroup = 16, kOffset = 4;
+        static constexpr bool kHasMin = false;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::or_(Ops::template crumb_chunk<C>(span->qs), Ops::template high_bit_chunk<C, 2>(span->hmask));
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            int8_t sc[16];
+            for (int g = 0; g < 16; ++g) sc[g] = int8_t(Q3_K::scale(span->scales, g));
+            uint64_t w[2];
+            std::memcpy(w, sc, 16);
+            scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w[0], w[1]));
+        }
+    };
 };
 static_assert(QuantType<Q3_K> && matches_format<Q3_K>());
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 #include "kernels/quant/half.hpp"
 #include "kernels/quant/quant_type.hpp"
@@ -17,6 +18,7 @@ struct Q4_0 {
     static constexpr std::string_view name = "Q4_0";
     static constexpr size_t block_elems = 32;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 2;  // LLAMA_FTYPE_MOSTLY_Q4_0
     struct Block {
         uint16_t d;  // fp16 scale
         uint8_t qs[16];
@@ -64,6 +66,25 @@ struct Q4_0 {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp), without shifts: a
+    // block's low nibbles q become q + 128 and its high nibbles stay in place,
+    // 16q + 8, so that with kOffset = 136 the low 16 values are q - 8 and the
+    // high 16 are 16 (q - 8), in groups of 16 whose scale is d, d/16 (exact: a
+    // power of two).
+    struct CpuUnpack {
+        static constexpr int kGroup = 16, kOffset = 136;
+        static constexpr bool kHasMin = false;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::nibbles_in_place_pair(span[2 * C].qs, span[2 * C + 1].qs, 0x80, 0x08);
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            scale = Ops::mul(Ops::template span_halves_twice<offsetof(Block, d)>(span),
+                             Ops::load(Ops::kOddSixteenth.data()));
+        }
+    };
 };
 static_assert(QuantType<Q4_0> && matches_format<Q4_0>());
 

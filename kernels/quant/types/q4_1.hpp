@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 
 #include "kernels/quant/half.hpp"
@@ -17,6 +18,7 @@ struct Q4_1 {
     static constexpr std::string_view name = "Q4_1";
     static constexpr size_t block_elems = 32;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 3;  // LLAMA_FTYPE_MOSTLY_Q4_1
     struct Block {
         uint16_t d;  // fp16 scale
         uint16_t m;  // fp16 minimum
@@ -66,6 +68,21 @@ struct Q4_1 {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp).
+    struct CpuUnpack {
+        static constexpr int kGroup = 32, kOffset = 0;
+        static constexpr bool kHasMin = true;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::template nibble_chunk<C>(span);
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+            scale = Ops::template span_halves<offsetof(Block, d)>(span);
+            min = Ops::template span_halves<offsetof(Block, m)>(span);
+        }
+    };
 };
 static_assert(QuantType<Q4_1> && matches_format<Q4_1>());
 

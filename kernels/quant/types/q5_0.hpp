@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 #include "kernels/quant/half.hpp"
 #include "kernels/quant/quant_type.hpp"
@@ -17,6 +18,7 @@ struct Q5_0 {
     static constexpr std::string_view name = "Q5_0";
     static constexpr size_t block_elems = 32;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 8;  // LLAMA_FTYPE_MOSTLY_Q5_0
     struct Block {
         uint16_t d;  // fp16 scale
         uint8_t qh[4];
@@ -76,6 +78,20 @@ struct Q5_0 {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp).
+    struct CpuUnpack {
+        static constexpr int kGroup = 32, kOffset = 16;
+        static constexpr bool kHasMin = false;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::template five_bit_chunk<C>(span);
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            scale = Ops::template span_halves<offsetof(Block, d)>(span);
+        }
+    };
 };
 static_assert(QuantType<Q5_0> && matches_format<Q5_0>());
 

@@ -13,6 +13,7 @@ struct Q5_K {
     static constexpr std::string_view name = "Q5_K";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 16;  // LLAMA_FTYPE_MOSTLY_Q5_K_S
     struct Block {
         uint16_t d;          // fp16 scale of the scales
         uint16_t dmin;       // fp16 scale of the mins
@@ -55,6 +56,25 @@ struct Q5_K {
     static float dot(const Block* w, const Q8_K::Block* a, size_t nblocks) {
         return kquant::dot_scale_min_blocks(w, a, nblocks, [](const Block& b, int i) { return q(b, i); });
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp).
+    struct CpuUnpack {
+        static constexpr int kGroup = 32, kOffset = 0;
+        static constexpr bool kHasMin = true;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::or_(Ops::template fields<0, 4>(span->qs + 32 * C, 0xF),
+                            Ops::template high_bit_chunk<C, 4>(span->qh));
+        }
+        template <class Ops, int R>
+        static void scales_rows(const Block* const* b, typename Ops::Acc* scale, typename Ops::Acc* min) {
+            Ops::template k_scales_mins_rows<R>(b, scale, min);
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc& min) {
+            scales_rows<Ops, 1>(&span, &scale, &min);
+        }
+    };
 };
 static_assert(QuantType<Q5_K> && matches_format<Q5_K>());
 

@@ -3,6 +3,8 @@
 // 6-bit q (no min).
 #pragma once
 
+#include <cstring>
+
 #include "kernels/quant/kquant_common.hpp"
 #include "kernels/quant/quant_type.hpp"
 #include "kernels/quant/types/q8_k.hpp"
@@ -14,6 +16,7 @@ struct Q6_K {
     static constexpr std::string_view name = "Q6_K";
     static constexpr size_t block_elems = 256;
     static constexpr bool quantizer_matches_ggml = false;
+    static constexpr uint32_t llama_file_type = 18;  // LLAMA_FTYPE_MOSTLY_Q6_K
     struct Block {
         uint8_t ql[128];    // low 4 bits of q, see ql_byte / ql_shift
         uint8_t qh[64];     // high 2 bits of q, see qh_byte / qh_shift
@@ -70,6 +73,25 @@ struct Q6_K {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp); the bits lie as
+    // ql_byte / qh_byte say.
+    struct CpuUnpack {
+        static constexpr int kGroup = 16, kOffset = 32;
+        static constexpr bool kHasMin = false;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            constexpr int S = 4 * (C % 2);
+            return Ops::or_(Ops::template field<S>(span->ql + 64 * (C / 2), 0xF),
+                            Ops::template shl<4>(Ops::template fields<S, S + 2>(span->qh + 32 * (C / 2), 3)));
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            uint64_t w[2];
+            std::memcpy(w, span->scales, 16);
+            scale = Ops::mul(Ops::set1(Ops::half(span->d)), Ops::from_i8(w[0], w[1]));
+        }
+    };
 };
 static_assert(QuantType<Q6_K> && matches_format<Q6_K>());
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 #include "kernels/quant/half.hpp"
 #include "kernels/quant/quant_type.hpp"
@@ -15,6 +16,7 @@ struct Q8_0 {
     static constexpr std::string_view name = "Q8_0";
     static constexpr size_t block_elems = 32;
     static constexpr bool quantizer_matches_ggml = true;
+    static constexpr uint32_t llama_file_type = 7;  // LLAMA_FTYPE_MOSTLY_Q8_0
     struct Block {
         uint16_t d;  // fp16 scale
         int8_t qs[32];
@@ -57,6 +59,20 @@ struct Q8_0 {
         }
         return sum;
     }
+
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp): q + 128.
+    struct CpuUnpack {
+        static constexpr int kGroup = 32, kOffset = 128;
+        static constexpr bool kHasMin = false;
+        template <class Ops, int C>
+        static auto chunk(const Block* span) {
+            return Ops::xor_(Ops::pair(span[2 * C].qs, span[2 * C + 1].qs), 0x80);
+        }
+        template <class Ops>
+        static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
+            scale = Ops::template span_halves<offsetof(Block, d)>(span);
+        }
+    };
 };
 static_assert(QuantType<Q8_0> && matches_format<Q8_0>());
 
