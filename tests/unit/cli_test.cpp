@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_util.hpp"
+#include "vulkan_test_util.hpp"
 #include "conformance.hpp"
 #include "models/gguf/file.hpp"
 
@@ -242,9 +243,18 @@ TEST(Cli, BenchReportsLlamaBenchFields) {
     EXPECT_NE(r.out.find("pp8"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("tg"), std::string::npos) << r.out;
 
-    r = run_cli("bench -m " + model.string() + " -p 8 --backend vulkan");
-    EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.out.find("only the cpu backend"), std::string::npos) << r.out;
+    std::string no_vulkan;
+    const bool vulkan = test::try_vulkan_backend(no_vulkan) != nullptr;
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 2 -r 1 --backend vulkan -o json", !vulkan);
+    if (vulkan) {
+        ASSERT_EQ(r.exit_code, 0) << r.out;
+        const auto on_gpu = nlohmann::json::parse(r.out);
+        EXPECT_EQ(on_gpu[0]["backends"], "Vulkan");
+        EXPECT_FALSE(on_gpu[0]["gpu_info"].get<std::string>().empty());
+    } else {  // a clean error naming the reason
+        EXPECT_EQ(r.exit_code, 1);
+        EXPECT_NE(r.out.find("Vulkan"), std::string::npos) << r.out;
+    }
     r = run_cli("bench -m " + model.string() + " -p 100 -n 0");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.out.find("context"), std::string::npos) << r.out;
