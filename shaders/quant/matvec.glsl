@@ -8,6 +8,7 @@
 
 layout(constant_id = 1) const uint ROWS = 2;  // rows of W per workgroup
 layout(constant_id = 2) const uint COLS = 1;  // tokens per workgroup
+layout(constant_id = 3) const uint UNROLL = 1;  // chunks of 4 values per thread per step, loads issued together
 
 layout(binding = 1, scalar) readonly buffer X { float x[]; };
 layout(binding = 1, scalar) readonly buffer X4 { vec4 x4[]; };  // X again: 16-byte loads when aligned
@@ -30,7 +31,23 @@ void main() {
     float acc[ROWS][COLS];
     for (uint r = 0; r < ROWS; ++r)
         for (uint c = 0; c < COLS; ++c) acc[r][c] = 0.0;
-    for (uint i = 4 * gl_LocalInvocationID.x; i < p.k; i += 4 * gl_WorkGroupSize.x) {
+    const uint stride = 4 * gl_WorkGroupSize.x;
+    uint i = 4 * gl_LocalInvocationID.x;
+    for (; i + (UNROLL - 1) * stride < p.k; i += UNROLL * stride) {
+        vec4 w[UNROLL][ROWS];
+        vec4 xv[UNROLL][COLS];
+        for (uint u = 0; u < UNROLL; ++u) {
+            for (uint r = 0; r < ROWS; ++r) w[u][r] = dequant4(wrow[r], i + u * stride);
+            for (uint c = 0; c < COLS; ++c) {
+                const uint at = xcol[c] + i + u * stride;
+                xv[u][c] = x_aligned ? x4[at / 4] : vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
+            }
+        }
+        for (uint u = 0; u < UNROLL; ++u)
+            for (uint r = 0; r < ROWS; ++r)
+                for (uint c = 0; c < COLS; ++c) acc[r][c] += dot(w[u][r], xv[u][c]);
+    }
+    for (; i < p.k; i += stride) {  // the last chunks when the row is not a multiple of UNROLL steps
         vec4 xv[COLS];
         for (uint c = 0; c < COLS; ++c) {
             const uint at = xcol[c] + i;

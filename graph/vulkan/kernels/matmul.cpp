@@ -11,9 +11,10 @@ namespace {
 
 // Up to this many tokens, matvec: it reads W once for all of them.
 constexpr uint32_t kMatvecMaxTokens = 4;
-// Measured on an H200 (Llama-2-7B shape, token generation): 2 rows of 256
-// threads per workgroup beat 1, 4 and 8 rows and 32-256 threads, by 5-30%.
-constexpr uint32_t kMatvecGroup = 256, kMatvecRows = 2;
+// Measured on an H200 (token generation, TinyLlama and Llama-2-7B shapes):
+// 2 rows per workgroup beat 1, 4 and 8 by 5-30%; 4 chunks in flight per
+// thread of 128 beat 1 and 2 chunks of 256 threads by 1-6%.
+constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 2, kMatvecUnroll = 4;
 // The tiled kernel's BM x BN tile, BK values per step and TM x TN per thread.
 constexpr uint32_t kBM = 64, kBN = 64, kBK = 16, kTM = 4, kTN = 4;
 constexpr uint32_t kTileGroup = (kBM / kTM) * (kBN / kTN);
@@ -50,7 +51,7 @@ void record(const Tensor& y, Recorder& rec) {
     rec.split_groups((uint64_t(push.n) + rows - 1) / rows, gx, gy);
     const uint32_t gz = push.col_groups * uint32_t(x.ne[2] * x.ne[3]);
     if (vec)
-        rec.dispatch(weight_shader("matvec", w.type), {kMatvecGroup, kMatvecRows, cols}, {bw, bx}, {by}, push, gx,
+        rec.dispatch(weight_shader("matvec", w.type), {kMatvecGroup, kMatvecRows, cols, kMatvecUnroll}, {bw, bx}, {by}, push, gx,
                      gy, gz);
     else
         rec.dispatch(weight_shader("matmul", w.type), {kTileGroup, kBM, kBN, kBK, kTM, kTN}, {bw, bx}, {by}, push,
