@@ -79,6 +79,8 @@ Block build_block(Graph& g, const BlockShape& s, const BlockWeights& w) {
     b.x = g.input("x", GgmlType::F32, {s.dim, n, 1, 1});
     b.positions = g.input("positions", GgmlType::I32, {n, 1, 1, 1});
     const RopeParams rope_params{.n_rot = int(hd), .freq_base = 10000.0f, .freq_scale = 1.0f, .mode = RopeMode::Normal};
+    // 16-bit activation blocks on the CPU (as models use); Vulkan keeps them F32.
+    auto matmul = [](Tensor* w, Tensor* x) { return tessera::matmul(w, x, ActivationPrecision::Q16); };
     Tensor* h = mul(rms_norm(b.x, 1e-5f), w.in(g, "attn_norm"));
     Tensor* q = rope(reshape(matmul(w.in(g, "attn_q"), h), {hd, s.n_head, n, 1}), b.positions, rope_params);
     Tensor* k = rope(reshape(matmul(w.in(g, "attn_k"), h), {hd, s.n_head_kv, n, 1}), b.positions, rope_params);
