@@ -2,7 +2,8 @@
 // inputs' storage, its scalar reference, its CPU kernel and its cost. Each op
 // file in ops/ defines one OpDef next to the builder function that checks
 // shapes and types; backends other than the CPU (Vulkan) key their kernels
-// by OpDef, so an op never has to know about them.
+// by the op's name (graph/vulkan/kernels/registry.cpp), so an op never has
+// to know about them.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,5 @@
-// tessera: one binary, one subcommand per job. Errors go to stderr with exit code 1.
+// tessera: one binary, one subcommand per job. Errors go to stderr with exit
+// code 1 (bad input or requests), 2 (internal errors).
 #include <exception>
 #include <iostream>
 

@@ -10,7 +10,7 @@
 namespace tessera {
 
 struct ShaderBinary {
-    std::string_view name;  // e.g. "add", "matvec_q4_0"
+    std::string_view name;  // e.g. "binary", "matvec_q4_0"
     std::span<const uint32_t> spirv;
 };
 

@@ -1,7 +1,8 @@
 // What a quant type definition provides. Every file in kernels/quant/types/
 // defines one struct satisfying QuantType; everything per-type elsewhere
 // (registry entries, CPU kernels, shader variants, tests) is generated from
-// these definitions, so adding a type means adding one file.
+// these definitions, so adding a type means adding its header (and, for the
+// Vulkan kernels, its GLSL part beside it: docs/adding-a-quant-type.md).
 //
 // A definition has:
 //   id, name            the ggml type id and its name (must match ggml_type.hpp)

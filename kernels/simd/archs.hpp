@@ -3,7 +3,7 @@
 //
 // Native build (default): one arch, the best for the build machine
 // (-march=native), no dispatch cost. Portable build (TESSERA_PORTABLE):
-// every kernel source is compiled once per arch in kCpuArchs with that
+// every kernel source is compiled once per arch in CpuArchs with that
 // arch's flags (codegen/simd_kernels.cmake), and xsimd::dispatch picks the
 // best one the running CPU supports, down to plain scalar code.
 #pragma once
