@@ -2,16 +2,23 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <numeric>
 
-#include <map>
-
-#include "graph/vulkan/vulkan_error.hpp"
-#include "ops/op_def.hpp"
 #include "graph/executor.hpp"
+#include "graph/vulkan/vulkan_error.hpp"
+#include "models/decoder_graph.hpp"
+#include "ops/op_def.hpp"
 #include "support/error.hpp"
 
 namespace tessera::model {
+
+// A planned pass: its graph and the executor that runs it.
+struct Session::Plan {
+    std::unique_ptr<DecoderPass> pass;
+    std::unique_ptr<Executor> exec;
+    int64_t n_kv = 0;  // cache positions attention reads (masked by position beyond n_past)
+};
 
 Session::Session(const Model& model, SessionOptions options)
     : model_(model),
@@ -23,6 +30,8 @@ Session::Session(const Model& model, SessionOptions options)
     notice_ = std::move(set.notice);
     preload_weights();
 }
+
+Session::~Session() = default;
 
 // Copies every weight to a device backend now rather than during the first
 // pass; with --backend auto, a device too small for the model means the CPU.

@@ -12,10 +12,12 @@
 #include "graph/backend_choice.hpp"
 #include "graph/profile.hpp"
 #include "kernels/quant/activation_precision.hpp"
-#include "graph/executor.hpp"
-#include "models/decoder_graph.hpp"
 #include "models/kv_cache.hpp"
 #include "models/model.hpp"
+
+namespace tessera {
+class Executor;
+}
 
 namespace tessera::model {
 
@@ -35,6 +37,7 @@ struct SessionOptions {
 class Session {
 public:
     Session(const Model& model, SessionOptions options = {});
+    ~Session();
 
     // Appends tokens at the next positions. Returns the logits of the last
     // token ([n_vocab]), or with all_logits of every token ([n_tokens][n_vocab]).
@@ -53,12 +56,7 @@ public:
     std::string take_notice() { return std::exchange(notice_, {}); }
 
 private:
-    // A planned pass: its graph and the executor that runs it.
-    struct Plan {
-        std::unique_ptr<DecoderPass> pass;
-        std::unique_ptr<Executor> exec;
-        int64_t n_kv = 0;  // cache positions attention reads (masked by position beyond n_past)
-    };
+    struct Plan;  // a planned pass (session.cpp)
     // Single-token passes on a device share a plan for this many positions.
     static constexpr int64_t kDecodeWindow = 256;
 
