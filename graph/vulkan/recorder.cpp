@@ -31,12 +31,6 @@ BoundTensor Recorder::bind(const Tensor& t) {
     return b;
 }
 
-void Recorder::split_groups(uint64_t n, uint32_t& x, uint32_t& y) const {
-    const uint64_t max_x = backend_.device().limits().maxComputeWorkGroupCount[0];
-    x = uint32_t(std::min<uint64_t>(std::max<uint64_t>(n, 1), max_x));
-    y = uint32_t((n + x - 1) / x);
-}
-
 void Recorder::barrier() {
     const VkMemoryBarrier mb{
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -64,7 +58,7 @@ void Recorder::hazard_check(const std::vector<Range>& reads, const std::vector<R
 
 void Recorder::dispatch_raw(std::string_view shader, const std::vector<uint32_t>& spec,
                             std::initializer_list<BoundTensor> reads, std::initializer_list<BoundTensor> writes,
-                            const void* push, uint32_t push_bytes, uint32_t x, uint32_t y, uint32_t z) {
+                            const void* push, uint32_t push_bytes, uint64_t groups, uint32_t z) {
     std::vector<Range> r, w;
     std::vector<VkDescriptorBufferInfo> infos;
     for (const BoundTensor& b : reads) {
@@ -88,7 +82,9 @@ void Recorder::dispatch_raw(std::string_view shader, const std::vector<uint32_t>
     vk::vkCmdPushDescriptorSetKHR(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, uint32_t(sets.size()),
                                   sets.data());
     if (push_bytes > 0) vk::vkCmdPushConstants(cb_, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
-    vk::vkCmdDispatch(cb_, x, y, z);
+    const uint64_t max_x = device().limits().maxComputeWorkGroupCount[0];
+    const uint32_t x = uint32_t(std::min<uint64_t>(std::max<uint64_t>(groups, 1), max_x));
+    vk::vkCmdDispatch(cb_, x, uint32_t((groups + x - 1) / x), z);
     ++stats_.dispatches;
 }
 

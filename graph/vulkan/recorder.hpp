@@ -40,22 +40,19 @@ public:
     VulkanDevice& device();
     BoundTensor bind(const Tensor& t);
 
-    // Dispatches `shader` (specialization constants `spec`) over groups
-    // x*y*z with reads then writes bound as bindings 0.. and `push` as push
-    // constants.
+    // Dispatches `shader` (specialization constants `spec`) over `groups`
+    // workgroups (times z) with reads then writes bound as bindings 0.. and
+    // `push` as push constants. Groups beyond the device's limit per
+    // dimension are split into an x*y grid: shaders rebuild the index as
+    // flat_group() (shaders/common.glsl) and return past the last.
     template <class Push>
     void dispatch(std::string_view shader, const std::vector<uint32_t>& spec, std::initializer_list<BoundTensor> reads,
-                  std::initializer_list<BoundTensor> writes, const Push& push, uint32_t x, uint32_t y = 1,
-                  uint32_t z = 1) {
+                  std::initializer_list<BoundTensor> writes, const Push& push, uint64_t groups, uint32_t z = 1) {
         static_assert(sizeof(Push) <= 128, "push constants are limited to 128 bytes");
-        dispatch_raw(shader, spec, reads, writes, &push, sizeof(Push), x, y, z);
+        dispatch_raw(shader, spec, reads, writes, &push, sizeof(Push), groups, z);
     }
     // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
     void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
-
-    // Splits n workgroups into an x*y grid within the device's limits;
-    // shaders rebuild the index as gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x.
-    void split_groups(uint64_t n, uint32_t& x, uint32_t& y) const;
 
     const RecordStats& stats() const { return stats_; }
     // Makes the segment's writes visible to the host and to the next submission.
@@ -68,7 +65,7 @@ private:
     };
     void dispatch_raw(std::string_view shader, const std::vector<uint32_t>& spec,
                       std::initializer_list<BoundTensor> reads, std::initializer_list<BoundTensor> writes,
-                      const void* push, uint32_t push_bytes, uint32_t x, uint32_t y, uint32_t z);
+                      const void* push, uint32_t push_bytes, uint64_t groups, uint32_t z);
     void hazard_check(const std::vector<Range>& reads, const std::vector<Range>& writes);
     void barrier();
 

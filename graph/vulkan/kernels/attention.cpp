@@ -61,10 +61,8 @@ void record(const Tensor& out, Recorder& rec) {
     uint32_t tile = 32;  // halved to fit the device's shared memory
     while (tile > 8 && shared_bytes(head_dim, rows, tile) > rec.device().limits().maxComputeSharedMemorySize)
         tile /= 2;
-    uint32_t gx, gy;
-    rec.split_groups(uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows), gx, gy);
     rec.dispatch("attention", {kGroup, head_dim, rows, tile, uint32_t(k.type == GgmlType::F16)},
-                 {bq, bk, bv, bpos}, {bo}, push, gx, gy);
+                 {bq, bk, bv, bpos}, {bo}, push, uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows));
 }
 
 }  // namespace

@@ -28,12 +28,11 @@ void store(const Tensor& y, const Tensor& src, const Tensor* rows, Recorder& rec
     const Push push{uint32_t(src.ne[0]), uint32_t(src.ne[1]), uint32_t(src.ne[2]), uint32_t(src.nelements()),
                     row_layout(src, bsrc, 4), row_layout(y, by, dst_bytes(y)), uint32_t(y.ne[1]), brows.first(4)};
     const std::vector<uint32_t> spec{kGroup, uint32_t(y.type == GgmlType::F16)};
-    uint32_t gx, gy;
-    rec.split_groups((uint64_t(src.nelements()) + kGroup - 1) / kGroup, gx, gy);
+    const uint64_t groups = (uint64_t(src.nelements()) + kGroup - 1) / kGroup;
     if (rows)
-        rec.dispatch("set_rows", spec, {bsrc, brows}, {by}, push, gx, gy);
+        rec.dispatch("set_rows", spec, {bsrc, brows}, {by}, push, groups);
     else
-        rec.dispatch("copy", spec, {bsrc}, {by}, push, gx, gy);
+        rec.dispatch("copy", spec, {bsrc}, {by}, push, groups);
 }
 
 // copy: src[0] = source, src[1] = destination.

@@ -17,7 +17,7 @@ bool f32_dense(const Tensor& node) {
 }
 
 struct BinaryPush {
-    uint32_t ne0, ne1, ne2, nrows;
+    RowShape rows;
     RowLayout a;
     RowLayout b;
     uint32_t b_ne1, b_ne2, b_ne3;
@@ -28,16 +28,13 @@ template <uint32_t Op>
 void record_binary(const Tensor& y, Recorder& rec) {
     const Tensor &a = *y.src[0], &b = *y.src[1];
     const BoundTensor ba = rec.bind(a), bb = rec.bind(b), by = rec.bind(y);
-    const BinaryPush push{uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows()),
-                          row_layout(a, ba, 4), row_layout(b, bb, 4), uint32_t(b.ne[1]), uint32_t(b.ne[2]),
+    const BinaryPush push{row_shape(y), row_layout(a, ba, 4), row_layout(b, bb, 4), uint32_t(b.ne[1]), uint32_t(b.ne[2]),
                           uint32_t(b.ne[3]), row_layout(y, by, 4)};
-    uint32_t gx, gy;
-    rec.split_groups(uint64_t(y.nrows()), gx, gy);
-    rec.dispatch("binary", {kGroup, Op}, {ba, bb}, {by}, push, gx, gy);
+    rec.dispatch("binary", {kGroup, Op}, {ba, bb}, {by}, push, push.rows.nrows);
 }
 
 struct UnaryPush {
-    uint32_t ne0, ne1, ne2, nrows;
+    RowShape rows;
     RowLayout x;
     RowLayout y;
     float s;
@@ -47,12 +44,9 @@ template <uint32_t Op>
 void record_unary(const Tensor& y, Recorder& rec) {
     const Tensor& x = *y.src[0];
     const BoundTensor bx = rec.bind(x), by = rec.bind(y);
-    const UnaryPush push{uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows()),
-                         row_layout(x, bx, 4), row_layout(y, by, 4),
+    const UnaryPush push{row_shape(y), row_layout(x, bx, 4), row_layout(y, by, 4),
                          Op == 0 ? y.param<ScaleParams>().s : 0.0f};
-    uint32_t gx, gy;
-    rec.split_groups(uint64_t(y.nrows()), gx, gy);
-    rec.dispatch("unary", {kGroup, Op}, {bx}, {by}, push, gx, gy);
+    rec.dispatch("unary", {kGroup, Op}, {bx}, {by}, push, push.rows.nrows);
 }
 
 }  // namespace

@@ -33,9 +33,7 @@ void record(const Tensor& y, Recorder& rec) {
                            .ids_first = bi.first(4),
                            .y_first = by.first(4),
                            .y_nb1 = uint32_t(y.nb[1] / 4)};
-    uint32_t gx, gy;
-    rec.split_groups(uint64_t(y.ne[1]), gx, gy);
-    rec.dispatch(weight_shader("get_rows", table.type), {kGroup}, {bw, bi}, {by}, push, gx, gy);
+    rec.dispatch(weight_shader("get_rows", table.type), {kGroup}, {bw, bi}, {by}, push, uint64_t(y.ne[1]));
 }
 
 }  // namespace

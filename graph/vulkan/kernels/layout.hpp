@@ -18,6 +18,15 @@ inline RowLayout row_layout(const Tensor& t, const BoundTensor& b, uint32_t elem
             uint32_t(t.nb[3] / elem_bytes)};
 }
 
+// The rows of an output, for the shaders that give each row a workgroup.
+struct RowShape {
+    uint32_t ne0, ne1, ne2, nrows;
+};
+
+inline RowShape row_shape(const Tensor& y) {
+    return {uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows())};
+}
+
 // Rows whose values are contiguous (nb[0] is the element size).
 inline bool dense_rows(const Tensor& t, size_t elem_bytes) { return t.nb[0] == elem_bytes; }
 

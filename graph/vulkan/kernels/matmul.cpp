@@ -47,15 +47,14 @@ void record(const Tensor& y, Recorder& rec) {
                     .w_nb1 = uint32_t(w.nb[1] / block),
                     .x = row_layout(x, bx, 4),
                     .y = row_layout(y, by, 4)};
-    uint32_t gx, gy;
-    rec.split_groups((uint64_t(push.n) + rows - 1) / rows, gx, gy);
+    const uint64_t row_groups = (uint64_t(push.n) + rows - 1) / rows;
     const uint32_t gz = push.col_groups * uint32_t(x.ne[2] * x.ne[3]);
     if (vec)
-        rec.dispatch(weight_shader("matvec", w.type), {kMatvecGroup, kMatvecRows, cols, kMatvecUnroll}, {bw, bx}, {by}, push, gx,
-                     gy, gz);
+        rec.dispatch(weight_shader("matvec", w.type), {kMatvecGroup, kMatvecRows, cols, kMatvecUnroll}, {bw, bx},
+                     {by}, push, row_groups, gz);
     else
         rec.dispatch(weight_shader("matmul", w.type), {kTileGroup, kBM, kBN, kBK, kTM, kTN}, {bw, bx}, {by}, push,
-                     gx, gy, gz);
+                     row_groups, gz);
 }
 
 }  // namespace

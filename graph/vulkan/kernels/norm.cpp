@@ -10,7 +10,7 @@ namespace {
 constexpr uint32_t kGroup = 256;
 
 struct Push {
-    uint32_t ne0, ne1, ne2, nrows;
+    RowShape rows;
     RowLayout x;
     RowLayout y;
     float eps;
@@ -21,11 +21,8 @@ bool supports(const Tensor&) { return true; }  // every rms_norm: F32 rows
 void record(const Tensor& y, Recorder& rec) {
     const Tensor& x = *y.src[0];
     const BoundTensor bx = rec.bind(x), by = rec.bind(y);
-    const Push push{uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows()),
-                    row_layout(x, bx, 4), row_layout(y, by, 4), y.param<RmsNormParams>().eps};
-    uint32_t gx, gy;
-    rec.split_groups(uint64_t(y.nrows()), gx, gy);
-    rec.dispatch("rms_norm", {kGroup}, {bx}, {by}, push, gx, gy);
+    const Push push{row_shape(y), row_layout(x, bx, 4), row_layout(y, by, 4), y.param<RmsNormParams>().eps};
+    rec.dispatch("rms_norm", {kGroup}, {bx}, {by}, push, push.rows.nrows);
 }
 
 }  // namespace

@@ -40,9 +40,8 @@ void record(const Tensor& y, Recorder& rec) {
                     bpos.first(4),
                     rp.freq_scale,
                     float(-2.0 * std::log2(double(rp.freq_base)) / rp.n_rot)};
-    uint32_t gx, gy;
-    rec.split_groups((total + kGroup - 1) / kGroup, gx, gy);
-    rec.dispatch("rope", {kGroup, uint32_t(rp.mode == RopeMode::Neox)}, {bx, bpos}, {by}, push, gx, gy);
+    rec.dispatch("rope", {kGroup, uint32_t(rp.mode == RopeMode::Neox)}, {bx, bpos}, {by}, push,
+                 (total + kGroup - 1) / kGroup);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace {
 constexpr uint32_t kGroup = 256;
 
 struct Push {
-    uint32_t ne0, ne1, ne2, nrows;
+    RowShape rows;
     RowLayout x;
     RowLayout y;
     uint32_t pos_first;
@@ -25,14 +25,12 @@ void record(const Tensor& y, Recorder& rec) {
     const bool causal = y.src.size() > 1;
     const BoundTensor bx = rec.bind(x), by = rec.bind(y);
     const BoundTensor bpos = causal ? rec.bind(*y.src[1]) : BoundTensor{};
-    const Push push{uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows()),
-                    row_layout(x, bx, 4), row_layout(y, by, 4), bpos.first(4), y.param<SoftmaxParams>().scale};
-    uint32_t gx, gy;
-    rec.split_groups(uint64_t(y.nrows()), gx, gy);
+    const Push push{row_shape(y), row_layout(x, bx, 4), row_layout(y, by, 4), bpos.first(4),
+                    y.param<SoftmaxParams>().scale};
     if (causal)
-        rec.dispatch("softmax_causal", {kGroup}, {bx, bpos}, {by}, push, gx, gy);
+        rec.dispatch("softmax_causal", {kGroup}, {bx, bpos}, {by}, push, push.rows.nrows);
     else
-        rec.dispatch("softmax", {kGroup}, {bx}, {by}, push, gx, gy);
+        rec.dispatch("softmax", {kGroup}, {bx}, {by}, push, push.rows.nrows);
 }
 
 }  // namespace
