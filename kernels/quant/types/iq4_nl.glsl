@@ -10,8 +10,9 @@ struct Block {
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
 
+#include "nibbles32.glsl"
+
 vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK, j = i % 16, shift = i % QK / 16 * 4;
-    const uvec4 bytes = uvec4(weights[b].qs[j], weights[b].qs[j + 1], weights[b].qs[j + 2], weights[b].qs[j + 3]);
-    return float(weights[b].d) * iq4_values((bytes >> shift) & 0xFu);
+    const uint b = row + i / QK;
+    return float(weights[b].d) * iq4_values(nibbles4(b, i));
 }

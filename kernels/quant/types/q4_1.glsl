@@ -9,8 +9,9 @@ struct Block {
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
 
+#include "nibbles32.glsl"
+
 vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK, j = i % 16, shift = i % QK / 16 * 4;
-    const uvec4 bytes = uvec4(weights[b].qs[j], weights[b].qs[j + 1], weights[b].qs[j + 2], weights[b].qs[j + 3]);
-    return vec4((bytes >> shift) & 0xFu) * float(weights[b].d) + float(weights[b].m);
+    const uint b = row + i / QK;
+    return vec4(nibbles4(b, i)) * float(weights[b].d) + float(weights[b].m);
 }

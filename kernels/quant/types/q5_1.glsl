@@ -10,9 +10,10 @@ struct Block {
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
 
+#include "nibbles32.glsl"
+
 vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK, j = i % 16, shift = i % QK / 16 * 4;
-    const uvec4 bytes = uvec4(weights[b].qs[j], weights[b].qs[j + 1], weights[b].qs[j + 2], weights[b].qs[j + 3]);
+    const uint b = row + i / QK;
     const uvec4 high = (uvec4(weights[b].qh[i % QK / 8]) >> (i % 8 + uvec4(0, 1, 2, 3))) & 1u;
-    return vec4(((bytes >> shift) & 0xFu) | (high << 4)) * float(weights[b].d) + float(weights[b].m);
+    return vec4(nibbles4(b, i) | (high << 4)) * float(weights[b].d) + float(weights[b].m);
 }
