@@ -149,7 +149,9 @@ TEST_P(LlamaConformance, AtLeastAsCloseToExactAsLlamaCpp) {
     // Vulkan, F32). With llama.cpp's own 8-bit scheme top-1 lands within a
     // few positions of llama.cpp's on either side (the random-weight files
     // have top-1 margins of 1e-3), so there it is reported only.
-    if (fc.activations == ActivationPrecision::Q16) EXPECT_GE(ours.top1, theirs.top1);
+    if (fc.activations == ActivationPrecision::Q16) {
+        EXPECT_GE(ours.top1, theirs.top1);
+    }
     if (fc.kv == "f32" && stem.ends_with("F32")) {
         EXPECT_LE(ours.max_diff_top20, 1e-3);
         for (size_t p = 0; p < ours.greedy_equal.size(); ++p)
