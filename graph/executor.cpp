@@ -29,6 +29,7 @@ Executor::Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions o
     order(outputs);
     place_nodes();
     insert_transfers();
+    group_by_level();
     plan_storage(outputs);
     if (!options_.dump_dir.empty()) trace_ = std::make_unique<TraceWriter>(options_.dump_dir);
 }
@@ -124,6 +125,27 @@ void Executor::keep_externals_on_one_backend() {
         if (t->is_view() && !t->src[0]->is_leaf()) t->backend = t->src[0]->backend;
 }
 
+// Reorders the schedule by dependency level (the longest chain of computing
+// nodes behind a node), keeping the depth-first order within a level. Nodes
+// of one level are independent, so a device backend runs them without a
+// barrier between them (q, k and v projections); planning storage by level
+// (plan_storage) keeps one level's outputs out of the memory its inputs use,
+// which would otherwise need a barrier too.
+void Executor::group_by_level() {
+    level_.clear();
+    for (Tensor* t : schedule_) {
+        int level = 0;
+        auto depend_on = [&](const Tensor* d) {
+            if (auto it = level_.find(d); it != level_.end()) level = std::max(level, it->second + (d->is_view() ? 0 : 1));
+        };
+        for (const Tensor* d : t->src) depend_on(d);
+        for (const Tensor* d : t->after) depend_on(d);
+        level_[t] = level;
+    }
+    std::stable_sort(schedule_.begin(), schedule_.end(),
+                     [&](const Tensor* a, const Tensor* b) { return level_.at(a) < level_.at(b); });
+}
+
 // Leaves live in host memory every backend reads; computed tensors belong to
 // the backend that stores them, and a reader on another backend gets a copy.
 void Executor::insert_transfers() {
@@ -169,15 +191,13 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     for (size_t i = 0; i < inputs_.size(); ++i)
         inputs_[i]->data = static_cast<char*>(input_storage_.get()) + input_offsets[i];
 
-    // Live intervals of the tensors with storage of their own.
-    std::unordered_map<const Tensor*, int> step, last_read;
-    for (int i = 0; i < int(schedule_.size()); ++i) {
-        step[schedule_[size_t(i)]] = i;
-        for (const Tensor* s : schedule_[size_t(i)]->src) {
+    // Live intervals of the tensors with storage of their own, in levels.
+    std::unordered_map<const Tensor*, int> last_read;
+    for (const Tensor* t : schedule_)
+        for (const Tensor* s : t->src) {
             int& last = last_read[s->storage_root()];
-            last = std::max(last, i);
+            last = std::max(last, level_.at(t));
         }
-    }
     const bool dump_all = !options_.dump_dir.empty() && options_.dump.empty();
     for (const std::string& name : options_.dump)
         if (graph_.find(name) == nullptr) throw Error("executor: cannot dump '" + name + "': no such tensor");
@@ -206,7 +226,7 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     std::unordered_map<const Tensor*, size_t> slot;  // index of an owner in its backend's lists
     for (Tensor* t : schedule_) {
         if (t->is_view() || t->op->alias_src >= 0 || shared.contains(t)) continue;
-        const int first = step[t];
+        const int first = level_.at(t);
         int last = std::max(first, last_read.contains(t) ? last_read[t] : first);
         if (kept(t)) last = INT_MAX;
         slot[t] = owners[size_t(t->backend)].size();

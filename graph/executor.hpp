@@ -3,8 +3,9 @@
 // Planning (constructor): the nodes the outputs need, in dependency order
 // (data inputs and after() edges); each node assigned to the first backend
 // that supports it (or to options.place); a transfer node inserted where a
-// node reads another backend's tensor; storage of every intermediate planned
-// from liveness in one arena per backend (outputs and dumped nodes are kept).
+// node reads another backend's tensor; the schedule grouped into levels of
+// independent nodes; storage of every intermediate planned from liveness in
+// one arena per backend (outputs and dumped nodes are kept).
 // After planning, every tensor's data pointer is fixed: fill the inputs
 // through Tensor::data, then run() as often as needed.
 #pragma once
@@ -13,6 +14,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -60,6 +62,7 @@ private:
     void place_nodes();
     void keep_externals_on_one_backend();
     void insert_transfers();
+    void group_by_level();
     void plan_storage(const std::vector<Tensor*>& outputs);
 
     Graph& graph_;
@@ -67,6 +70,7 @@ private:
     std::vector<std::shared_ptr<Backend>> backends_;
     std::vector<Tensor*> outputs_, schedule_;
     std::vector<Tensor*> inputs_;
+    std::unordered_map<const Tensor*, int> level_;  // group_by_level()'s
     std::vector<std::shared_ptr<void>> arenas_, works_, shared_storage_;
     std::vector<std::shared_ptr<void>> segment_states_;  // Backend::run_segment's, per segment
     int shared_backend_ = 0;  // the backend that allocates inputs (a device backend when there is one)
