@@ -45,11 +45,19 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
                                  .freq_scale = hp.rope_freq_scale,
                                  .mode = m.architecture().rope_mode};
     const float kq_scale = 1.0f / std::sqrt(float(hd));
-    // x through the projection of a role: its weight times x, plus its bias where the model has one.
-    auto project = [&](std::string_view role, int layer, Tensor* x) {
-        Tensor* y = matmul(weight(g, m, role, layer), x, precision);
-        if (const gguf::TensorInfo* b = m.bias(role, layer)) y = add(y, leaf(g, *b));
-        return y;
+    // x through the projection of a role: its weight times x, plus its bias
+    // where the model has one, plus `residual` when given (the stream the
+    // projection adds to), added in the matmul node itself.
+    auto project = [&](std::string_view role, int layer, Tensor* x, Tensor* residual = nullptr) {
+        Tensor* w = weight(g, m, role, layer);
+        const gguf::TensorInfo* b = m.bias(role, layer);
+        if (b && residual) return add(matmul(w, x, precision, leaf(g, *b)), residual);
+        return matmul(w, x, precision, b ? leaf(g, *b) : residual);
+    };
+
+    // RMSNorm with its gain, one node when the gain is F32 (as models store it).
+    auto norm = [&](Tensor* x, Tensor* gain) {
+        return gain->type == GgmlType::F32 ? rms_norm(x, hp.rms_eps, gain) : mul(rms_norm(x, hp.rms_eps), gain);
     };
 
     Tensor* x = g.name(get_rows(weight(g, m, "token_embd"), pass->tokens), "embd");
@@ -59,7 +67,7 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
 
         // Attention: q, k, v of the new tokens; k and v appended to the cache;
         // every new token attends to all cached positions up to its own.
-        Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), w("attn_norm")), p + "attn_norm");
+        Tensor* h = g.name(norm(x, w("attn_norm")), p + "attn_norm");
         Tensor* q = reshape(project("attn_q", l, h), {hd, hp.n_head, n_tokens, 1});
         Tensor* k = reshape(project("attn_k", l, h), {hd, hp.n_head_kv, n_tokens, 1});
         Tensor* v = g.name(reshape(project("attn_v", l, h), {hd, hp.n_head_kv, n_tokens, 1}), p + "v");
@@ -72,16 +80,15 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
         const Shape used{hd, n_kv, hp.n_head_kv, 1};
         Tensor* att = attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), pos, kq_scale);
         g.name(att, p + "attn");
-        Tensor* att_out = project("attn_output", l, reshape(att, {hd * hp.n_head, n_tokens, 1, 1}));
-        x = g.name(add(x, att_out), p + "attn_residual");
+        x = g.name(project("attn_output", l, reshape(att, {hd * hp.n_head, n_tokens, 1, 1}), x), p + "attn_residual");
 
         // Feed-forward: SwiGLU.
-        h = g.name(mul(rms_norm(x, hp.rms_eps), w("ffn_norm")), p + "ffn_norm");
+        h = g.name(norm(x, w("ffn_norm")), p + "ffn_norm");
         Tensor* ff = swiglu(project("ffn_gate", l, h), project("ffn_up", l, h));
-        x = g.name(add(x, project("ffn_down", l, ff)), p + "ffn_residual");
+        x = g.name(project("ffn_down", l, ff, x), p + "ffn_residual");
     }
     if (!all_logits && n_tokens > 1) x = slice_rows(x, n_tokens - 1, 1);
-    Tensor* h = g.name(mul(rms_norm(x, hp.rms_eps), weight(g, m, "output_norm")), "output_norm");
+    Tensor* h = g.name(norm(x, weight(g, m, "output_norm")), "output_norm");
     pass->logits = g.name(project("output", -1, h), "logits");
     return pass;
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "kernels/cpu/arith.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/quant/registry.hpp"
 #include "ops/check.hpp"
@@ -13,10 +14,16 @@ namespace tessera {
 
 namespace {
 
+// The row of y's addend that meets row ri of y.
+RowIndex addend_row(const Tensor& plus, RowIndex ri) {
+    return {ri.i1 % plus.ne[1], ri.i2 % plus.ne[2], ri.i3 % plus.ne[3]};
+}
+
 // Exact: weights dequantized, products summed in double.
 void reference(const Tensor& y) {
     const Tensor& w = *y.src[0];
     const Tensor& x = *y.src[1];
+    const Tensor* plus = y.src.size() > 2 ? y.src[2] : nullptr;
     const QuantTypeEntry& type = require_quant_type(w.type, w.name);
     const int64_t k = w.ne[0];
     std::vector<float> wrow(size_t(k), 0.0f);
@@ -25,6 +32,7 @@ void reference(const Tensor& y) {
             type.dequantize_row(w.row(j), wrow.data(), k);
             double sum = 0;
             for (int64_t i0 = 0; i0 < k; ++i0) sum += double(wrow[size_t(i0)]) * element<float>(x, i0, ri);
+            if (plus) sum += element<float>(*plus, j, addend_row(*plus, ri));
             element<float>(y, j, ri) = float(sum);
         }
     });
@@ -53,6 +61,14 @@ void eval_cpu(const Tensor& y, const CpuContext& ctx) {
             if (i2 + i3 > 0) ctx.team.barrier();  // the work buffer is reused
             cpu::matmul(args(y, i2, i3), ctx.work, ctx.team);
         }
+    if (y.src.size() > 2) {
+        const Tensor& plus = *y.src[2];
+        ctx.team.barrier();
+        for_my_rows(y, ctx.team, [&](RowIndex ri) {
+            auto* row = reinterpret_cast<float*>(row_ptr(y, ri));
+            cpu::add(row, reinterpret_cast<const float*>(row_ptr(plus, addend_row(plus, ri))), row, y.ne[0]);
+        });
+    }
 }
 
 size_t work_bytes(const Tensor& y, int) {
@@ -63,7 +79,7 @@ OpCost cost(const Tensor& y) {
     const Tensor& w = *y.src[0];
     const double rows = double(y.nrows());
     return {.flops = 2.0 * double(w.ne[0]) * double(w.ne[1]) * rows,
-            .bytes = double(w.nbytes()) + 4.0 * double(w.ne[0]) * rows + double(y.nbytes())};
+            .bytes = double(w.nbytes()) + 4.0 * double(w.ne[0]) * rows + double(y.nbytes()) * (y.src.size() > 2 ? 2 : 1)};
 }
 
 const OpDef kMatmul{.name = "matmul",
@@ -74,8 +90,8 @@ const OpDef kMatmul{.name = "matmul",
 
 }  // namespace
 
-Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision) {
-    Graph& g = graph_of({w, x}, "matmul");
+Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision, Tensor* plus) {
+    Graph& g = plus ? graph_of({w, x, plus}, "matmul") : graph_of({w, x}, "matmul");
     require_quant_type(w->type, "matmul weight '" + w->name + "'");
     check::that(cpu::matmul_supports(w->type), "matmul",
                 "no CPU matmul kernel for weight type " + std::string(ggml_type_traits(w->type).name));
@@ -85,7 +101,15 @@ Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision) {
     check::rows_contiguous("matmul", *x);
     check::that(w->ne[0] == x->ne[0], "matmul",
                 "weight " + describe(*w) + " and input " + describe(*x) + " differ in dimension 0 (k)");
-    return g.add_node(kMatmul, GgmlType::F32, {w->ne[1], x->ne[1], x->ne[2], x->ne[3]}, {w, x}, precision);
+    const Shape shape{w->ne[1], x->ne[1], x->ne[2], x->ne[3]};
+    if (!plus) return g.add_node(kMatmul, GgmlType::F32, shape, {w, x}, precision);
+    check::type("matmul", *plus, GgmlType::F32);
+    check::rows_contiguous("matmul", *plus);
+    bool repeats = true;
+    for (int d = 0; d < kMaxDims; ++d) repeats = repeats && plus->ne[d] > 0 && shape[size_t(d)] % plus->ne[d] == 0;
+    check::that(repeats && plus->ne[0] == shape[0], "matmul",
+                "addend " + describe(*plus) + " cannot be repeated over the product's rows of " + std::to_string(shape[0]));
+    return g.add_node(kMatmul, GgmlType::F32, shape, {w, x, plus}, precision);
 }
 
 }  // namespace tessera

@@ -1,16 +1,21 @@
-// y = x / sqrt(mean(x^2) + eps) per F32 row (ops/norm.hpp). One workgroup per row.
+// y = x / sqrt(mean(x^2) + eps) per F32 row, times the weight row w when
+// WEIGHTED (ops/norm.hpp). One workgroup per row.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "reduce.glsl"
 
+layout(constant_id = 1) const bool WEIGHTED = false;
+
 layout(binding = 0, scalar) readonly buffer X { float x[]; };
-layout(binding = 1, scalar) writeonly buffer Y { float y[]; };
+layout(binding = 1, scalar) readonly buffer W { float w[]; };  // x again when not WEIGHTED
+layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
 
 layout(push_constant) uniform Push {
     uint ne0, ne1, ne2, nrows;
     uint x_first, x_nb1, x_nb2, x_nb3;
     uint y_first, y_nb1, y_nb2, y_nb3;
+    uint w_first;
     float eps;
 } p;
 
@@ -23,5 +28,6 @@ void main() {
     float sum = 0.0;
     for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x) sum += x[xr + k] * x[xr + k];
     const float s = inversesqrt(group_sum(sum) / float(p.ne0) + p.eps);
-    for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x) y[yr + k] = s * x[xr + k];
+    for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x)
+        y[yr + k] = WEIGHTED ? s * x[xr + k] * w[p.w_first + k] : s * x[xr + k];
 }

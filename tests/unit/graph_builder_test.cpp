@@ -33,6 +33,12 @@ TEST_F(GraphBuilder, MatmulShapes) {
     EXPECT_NE(error_of([&] { matmul(w, x2); }).find("differ in dimension 0"), std::string::npos);
     Tensor* ids = g.input("ids", GgmlType::I32, {64, 1, 1, 1});
     EXPECT_NE(error_of([&] { matmul(w, ids); }).find("must be of type F32"), std::string::npos);
+    // The addend: y's shape, or repeated over it (a bias row).
+    EXPECT_EQ(matmul(w, x, ActivationPrecision::Q8, g.input("bias", GgmlType::F32, {32, 1, 1, 1}))->ne, y->ne);
+    EXPECT_EQ(matmul(w, x, ActivationPrecision::Q8, y)->ne, y->ne);
+    Tensor* bad = g.input("bad", GgmlType::F32, {31, 5, 1, 1});
+    EXPECT_NE(error_of([&] { matmul(w, x, ActivationPrecision::Q8, bad); }).find("cannot be repeated"),
+              std::string::npos);
 }
 
 TEST_F(GraphBuilder, NamesAreUniqueHandles) {
@@ -42,6 +48,15 @@ TEST_F(GraphBuilder, NamesAreUniqueHandles) {
     EXPECT_THROW(g.name(rms_norm(x, 1e-5f), "act"), Error);
     EXPECT_THROW(g.get("missing"), Error);
     EXPECT_EQ(g.find("missing"), nullptr);
+}
+
+TEST_F(GraphBuilder, RmsNormWeightIsOneRow) {
+    Tensor* gain = g.input("gain", GgmlType::F32, {64, 1, 1, 1});
+    EXPECT_EQ(rms_norm(x, 1e-5f, gain)->ne, x->ne);
+    Tensor* short_gain = g.input("short_gain", GgmlType::F32, {63, 1, 1, 1});
+    EXPECT_NE(error_of([&] { rms_norm(x, 1e-5f, short_gain); }).find("one row of 64 values"), std::string::npos);
+    Tensor* f16_gain = g.input("f16_gain", GgmlType::F16, {64, 1, 1, 1});
+    EXPECT_NE(error_of([&] { rms_norm(x, 1e-5f, f16_gain); }).find("must be of type F32"), std::string::npos);
 }
 
 TEST_F(GraphBuilder, TensorsOfTwoGraphsDoNotMix) {

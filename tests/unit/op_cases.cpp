@@ -70,6 +70,14 @@ std::vector<OpCase> op_cases() {
         {"rms_norm", [](Graph& g) { return rms_norm(in(g, "in_a", {2049, 3, 1, 1}), 1e-6f); }, 1e-7},
         {"rms_norm_4096", [](Graph& g) { return rms_norm(in(g, "in_a", {4096, 2, 1, 1}), 1e-5f); }, 1e-7},
         {"rms_norm_of_slice", [](Graph& g) { return rms_norm(slice_rows(in(g, "in_a", {64, 9, 1, 1}), 2, 5), 1e-5f); }, 1e-7},
+        {"rms_norm_weighted",
+         [](Graph& g) { return rms_norm(in(g, "in_a", {2049, 3, 2, 1}), 1e-6f, in(g, "in_w", {2049, 1, 1, 1})); },
+         1e-7},
+        {"rms_norm_weighted_of_slice",
+         [](Graph& g) {
+             return rms_norm(slice_rows(in(g, "in_a", {64, 9, 1, 1}), 2, 5), 1e-5f, in(g, "in_w", {64, 1, 1, 1}));
+         },
+         1e-7},
         {"rope_normal", [](Graph& g) {
              return rope(in(g, "in_a", {64, 5, 7, 1}), in(g, "in_pos", {7, 1, 1, 1}, GgmlType::I32),
                          {.n_rot = 64, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal});
@@ -159,6 +167,24 @@ std::vector<OpCase> op_cases() {
                              Tensor* x = permute(in(g, "in_x", {k, 3, m, 2}), {0, 2, 1, 3});  // [k, m, 3, 2]
                              return matmul(w, x);
                          }, 5e-4});
+    }
+    // y = W x + addend: a residual stream (one row per token) or a bias row
+    // repeated over the tokens; matvec (m <= 4) and the tiled kernel.
+    for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16}) {
+        if (find_quant_type(type) == nullptr) continue;
+        const std::string name(ggml_type_traits(type).name);
+        for (int64_t m : {1, 3, 17}) {
+            v.push_back({"matmul_" + name + "_plus_residual_m" + std::to_string(m), [type, m](Graph& g) {
+                             Tensor* w = g.weight("w", type, {256, 13, 1, 1}, weights_of(type, 256, 13).data());
+                             return matmul(w, in(g, "in_x", {256, m, 1, 1}), ActivationPrecision::Q16,
+                                           in(g, "in_r", {13, m, 1, 1}));
+                         }, 5e-4});
+            v.push_back({"matmul_" + name + "_plus_bias_m" + std::to_string(m), [type, m](Graph& g) {
+                             Tensor* w = g.weight("w", type, {256, 13, 1, 1}, weights_of(type, 256, 13).data());
+                             return matmul(w, in(g, "in_x", {256, m, 1, 1}), ActivationPrecision::Q16,
+                                           in(g, "in_b", {13, 1, 1, 1}));
+                         }, 5e-4});
+        }
     }
     // More workgroups than one grid dimension holds (65535): a matrix of 140001
     // short rows, and as many ids.

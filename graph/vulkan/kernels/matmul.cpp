@@ -29,7 +29,8 @@ bool supports(const Tensor& y) {
     const Tensor &w = *y.src[0], &x = *y.src[1];
     // The shaders dequantize 4 values at a time.
     return find_shader(weight_shader("matvec", w.type)) && find_shader(weight_shader("matmul", w.type)) &&
-           w.ne[0] % 4 == 0 && x.type == GgmlType::F32 && dense_rows(x, 4) && dense_rows(y, 4);
+           w.ne[0] % 4 == 0 && x.type == GgmlType::F32 && dense_rows(x, 4) && dense_rows(y, 4) &&
+           (y.src.size() < 3 || dense_rows(*y.src[2], 4));
 }
 
 void record(const Tensor& y, Recorder& rec) {
@@ -55,6 +56,7 @@ void record(const Tensor& y, Recorder& rec) {
     else
         rec.dispatch(weight_shader("matmul", w.type), {kTileGroup, kBM, kBN, kBK, kTM, kTN}, {bw, bx}, {by}, push,
                      row_groups, gz);
+    if (y.src.size() > 2) record_add_in_place(y, *y.src[2], rec);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// rms_norm (shaders/rms_norm.comp): one workgroup per row.
+// rms_norm (shaders/rms_norm.comp): one workgroup per row, the weight row
+// applied in the same pass when the node has one.
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 #include "ops/norm.hpp"
@@ -13,16 +14,19 @@ struct Push {
     RowShape rows;
     RowLayout x;
     RowLayout y;
+    uint32_t w_first;
     float eps;
 };
 
-bool supports(const Tensor&) { return true; }  // every rms_norm: F32 rows
+bool supports(const Tensor&) { return true; }  // every rms_norm: F32 rows, an F32 weight row
 
 void record(const Tensor& y, Recorder& rec) {
     const Tensor& x = *y.src[0];
-    const BoundTensor bx = rec.bind(x), by = rec.bind(y);
-    const Push push{row_shape(y), row_layout(x, bx, 4), row_layout(y, by, 4), y.param<RmsNormParams>().eps};
-    rec.dispatch("rms_norm", {kGroup}, {bx}, {by}, push, push.rows.nrows);
+    const bool weighted = y.src.size() > 1;
+    const BoundTensor bx = rec.bind(x), by = rec.bind(y), bw = weighted ? rec.bind(*y.src[1]) : bx;
+    const Push push{row_shape(y), row_layout(x, bx, 4), row_layout(y, by, 4), bw.first(4),
+                    y.param<RmsNormParams>().eps};
+    rec.dispatch("rms_norm", {kGroup, uint32_t(weighted)}, {bx, bw}, {by}, push, push.rows.nrows);
 }
 
 }  // namespace
