@@ -8,8 +8,8 @@
 // share each K/V tile it loads. Per tile:
 //   1. the tile's keys -> shared memory (F16 or F32 in, F32 in shared)
 //   2. scores of every (row, key) pair, one pair per invocation
-//   3. per row: new running max, rescale factor, probabilities; meanwhile
-//      the tile's values -> the same shared memory
+//   3. per row (a subgroup each): new running max, rescale factor,
+//      probabilities; meanwhile the tile's values -> the same shared memory
 //   4. each invocation updates its outputs (row, dim): acc = acc * rescale + P V
 // A row's keys past its position take no part.
 #version 450
@@ -104,21 +104,26 @@ void main() {
             ps[e] = s;
         }
         barrier();
-        if (tid < ROWS) {
-            const uint seen = row_keys[tid] > j0 ? min(row_keys[tid] - j0, TILE) : 0;  // keys of the tile this row sees
-            float m = row_max[tid];
-            for (uint t = 0; t < seen; ++t) m = max(m, ps[tid * TILE + t]);
-            const float rescale = exp(row_max[tid] - m);
+        // One subgroup per row, its invocations striding over the row's keys.
+        for (uint r = gl_SubgroupID; r < ROWS; r += gl_NumSubgroups) {
+            const uint seen = row_keys[r] > j0 ? min(row_keys[r] - j0, TILE) : 0;  // keys of the tile this row sees
+            float m = row_max[r];
+            for (uint t = gl_SubgroupInvocationID; t < seen; t += gl_SubgroupSize) m = max(m, ps[r * TILE + t]);
+            m = subgroupMax(m);
             float sum = 0.0;
-            for (uint t = 0; t < seen; ++t) {
-                const float pr = exp(ps[tid * TILE + t] - m);
-                ps[tid * TILE + t] = pr;
+            for (uint t = gl_SubgroupInvocationID; t < seen; t += gl_SubgroupSize) {
+                const float pr = exp(ps[r * TILE + t] - m);
+                ps[r * TILE + t] = pr;
                 sum += pr;
             }
-            row_max[tid] = m;
-            row_sum[tid] = row_sum[tid] * rescale + sum;
-            row_rescale[tid] = rescale;
-            row_seen[tid] = seen;
+            sum = subgroupAdd(sum);
+            if (subgroupElect()) {
+                const float rescale = exp(row_max[r] - m);
+                row_max[r] = m;
+                row_sum[r] = row_sum[r] * rescale + sum;
+                row_rescale[r] = rescale;
+                row_seen[r] = seen;
+            }
         }
         load_tile(j0, n_keys, kv_head, true);
         barrier();

@@ -8,6 +8,9 @@ layout(push_constant) uniform Push {
     uint w_first, w_nb1;  // in blocks
     uint x_first, x_nb1, x_nb2, x_nb3;
     uint y_first, y_nb1, y_nb2, y_nb3;
+    // The addend of y = W x + a (matvec only): its layout and the sizes it
+    // is repeated from, as add() repeats its second operand.
+    uint a_first, a_nb1, a_nb2, a_nb3, a_ne1, a_ne2, a_ne3;
 } p;
 
 uint batch_index() { return gl_WorkGroupID.z / p.col_groups; }
@@ -15,5 +18,10 @@ uint col_group() { return gl_WorkGroupID.z % p.col_groups; }
 // Where column (token) c of the batch starts in x and in y.
 uint x_col(uint c) { const uint b = batch_index(); return p.x_first + c * p.x_nb1 + b % p.ne2 * p.x_nb2 + b / p.ne2 * p.x_nb3; }
 uint y_col(uint c) { const uint b = batch_index(); return p.y_first + c * p.y_nb1 + b % p.ne2 * p.y_nb2 + b / p.ne2 * p.y_nb3; }
+// Where the addend's row for column c starts.
+uint a_col(uint c) {
+    const uint b = batch_index(), i2 = b % p.ne2, i3 = b / p.ne2;
+    return p.a_first + c % p.a_ne1 * p.a_nb1 + i2 % p.a_ne2 * p.a_nb2 + i3 % p.a_ne3 * p.a_nb3;
+}
 // The first block of row r of W.
 uint w_row(uint r) { return p.w_first + r * p.w_nb1; }

@@ -9,10 +9,12 @@
 layout(constant_id = 1) const uint ROWS = 2;  // rows of W per workgroup
 layout(constant_id = 2) const uint COLS = 1;  // tokens per workgroup
 layout(constant_id = 3) const uint UNROLL = 1;  // chunks of 4 values per thread per step, loads issued together
+layout(constant_id = 4) const bool ADDEND = false;  // y = W x + a
 
 layout(binding = 1, scalar) readonly buffer X { float x[]; };
 layout(binding = 1, scalar) readonly buffer X4 { vec4 x4[]; };  // X again: 16-byte loads when aligned
-layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
+layout(binding = 2, scalar) readonly buffer A { float a[]; };  // x again without ADDEND
+layout(binding = 3, scalar) writeonly buffer Y { float y[]; };
 
 // One slot per subgroup for each sum: sized for the worst case, subgroups of one.
 shared float partial[ROWS * COLS * gl_WorkGroupSize.x];
@@ -69,6 +71,6 @@ void main() {
     if (t < ROWS * COLS && row0 + r < p.n && col0 + c < p.m) {
         float sum = 0.0;
         for (uint s = 0; s < gl_NumSubgroups; ++s) sum += partial[t * gl_NumSubgroups + s];
-        y[y_col(col0 + c) + row0 + r] = sum;
+        y[y_col(col0 + c) + row0 + r] = ADDEND ? sum + a[a_col(col0 + c) + row0 + r] : sum;
     }
 }

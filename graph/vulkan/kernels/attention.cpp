@@ -57,8 +57,12 @@ void record(const Tensor& out, Recorder& rec) {
                     out.param<AttentionParams>().scale};
     const uint32_t head_dim = uint32_t(q.ne[0]);
     const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
-    const uint32_t rows = uint32_t(std::min<uint64_t>(kMaxRows, rows_per_kv_head));
-    uint32_t tile = 32;  // halved to fit the device's shared memory
+    // A token or a few (generation): a workgroup per query row and long
+    // tiles, so that many workgroups share the work and each loops less; a
+    // prompt: up to kMaxRows rows share each tile they load.
+    const bool few_tokens = q.ne[2] <= 4;
+    const uint32_t rows = few_tokens ? 1 : uint32_t(std::min<uint64_t>(kMaxRows, rows_per_kv_head));
+    uint32_t tile = few_tokens ? 128 : 32;  // halved to fit the device's shared memory
     while (tile > 8 && shared_bytes(head_dim, rows, tile) > rec.device().limits().maxComputeSharedMemorySize)
         tile /= 2;
     rec.dispatch("attention", {kGroup, head_dim, rows, tile, uint32_t(k.type == GgmlType::F16)},
