@@ -1,5 +1,6 @@
 // y = a (op) b for F32 rows, b's rows repeated over a's (ops/elementwise.hpp):
-// add, mul, swiglu (silu(a) * b). One workgroup per row of y.
+// add, mul, swiglu (silu(a) * b). Each row of y split over
+// gl_NumWorkGroups.z workgroups.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -24,7 +25,7 @@ void main() {
     const uint ar = p.a_first + i.x * p.a_nb1 + i.y * p.a_nb2 + i.z * p.a_nb3;
     const uint br = p.b_first + (i.x % p.b_ne1) * p.b_nb1 + (i.y % p.b_ne2) * p.b_nb2 + (i.z % p.b_ne3) * p.b_nb3;
     const uint yr = p.y_first + i.x * p.y_nb1 + i.y * p.y_nb2 + i.z * p.y_nb3;
-    for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x) {
+    for (uint k = row_part_first(); k < p.ne0; k += row_part_step()) {
         const float x = a[ar + k], w = b[br + k];
         float v;
         if (OP == 0) v = x + w;

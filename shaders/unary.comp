@@ -1,4 +1,5 @@
-// y = f(x) for F32 rows (ops/elementwise.hpp): scale, silu. One workgroup per row.
+// y = f(x) for F32 rows (ops/elementwise.hpp): scale, silu. Each row split over
+// gl_NumWorkGroups.z workgroups.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -21,7 +22,7 @@ void main() {
     const uvec3 i = row_index(r, p.ne1, p.ne2);
     const uint xr = p.x_first + i.x * p.x_nb1 + i.y * p.x_nb2 + i.z * p.x_nb3;
     const uint yr = p.y_first + i.x * p.y_nb1 + i.y * p.y_nb2 + i.z * p.y_nb3;
-    for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x) {
+    for (uint k = row_part_first(); k < p.ne0; k += row_part_step()) {
         const float v = x[xr + k];
         y[yr + k] = OP == 0 ? p.s * v : v / (1.0 + exp(-v));
     }

@@ -67,6 +67,10 @@ std::vector<OpCase> op_cases() {
         {"scale", [](Graph& g) { return scale(in(g, "in_a", {129, 3, 1, 1}), -0.37f); }, 1e-7},
         {"silu", [](Graph& g) { return silu(in(g, "in_a", {1000, 3, 1, 1})); }, 1e-7},
         {"swiglu", [](Graph& g) { return swiglu(in(g, "in_a", {257, 2, 1, 1}), in(g, "in_b", {257, 2, 1, 1})); }, 1e-7},
+        // A token's row, long enough to be split over several workgroups.
+        {"swiglu_5632", [](Graph& g) { return swiglu(in(g, "in_a", {5632, 1, 1, 1}), in(g, "in_b", {5632, 1, 1, 1})); }, 1e-7},
+        {"add_broadcast_4099", [](Graph& g) { return add(in(g, "in_a", {4099, 3, 1, 1}), in(g, "in_b", {4099, 1, 1, 1})); }, 1e-7},
+        {"silu_4099", [](Graph& g) { return silu(in(g, "in_a", {4099, 2, 1, 1})); }, 1e-7},
         {"rms_norm", [](Graph& g) { return rms_norm(in(g, "in_a", {2049, 3, 1, 1}), 1e-6f); }, 1e-7},
         {"rms_norm_4096", [](Graph& g) { return rms_norm(in(g, "in_a", {4096, 2, 1, 1}), 1e-5f); }, 1e-7},
         {"rms_norm_of_slice", [](Graph& g) { return rms_norm(slice_rows(in(g, "in_a", {64, 9, 1, 1}), 2, 5), 1e-5f); }, 1e-7},

@@ -1,4 +1,6 @@
 // add, mul, swiglu (shaders/binary.comp) and scale, silu (shaders/unary.comp).
+#include <algorithm>
+
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 #include "ops/elementwise.hpp"
@@ -9,6 +11,12 @@ namespace tessera::vkk {
 namespace {
 
 constexpr uint32_t kGroup = 256;
+
+// Workgroups per row: about 4 values per invocation, so that a single row
+// (one token's) spreads over several compute units.
+uint32_t row_parts(const Tensor& y) {
+    return uint32_t(std::clamp<int64_t>((y.ne[0] + 4 * kGroup - 1) / (4 * kGroup), 1, 65535));
+}
 
 bool f32_dense(const Tensor& node) {
     for (const Tensor* s : node.src)
@@ -30,7 +38,7 @@ void record_binary_of(const Tensor& a, const Tensor& b, const Tensor& y, Recorde
     const BoundTensor ba = rec.bind(a), bb = rec.bind(b), by = rec.bind(y);
     const BinaryPush push{row_shape(y), row_layout(a, ba, 4), row_layout(b, bb, 4), uint32_t(b.ne[1]), uint32_t(b.ne[2]),
                           uint32_t(b.ne[3]), row_layout(y, by, 4)};
-    rec.dispatch("binary", {kGroup, Op}, {ba, bb}, {by}, push, push.rows.nrows);
+    rec.dispatch("binary", {kGroup, Op}, {ba, bb}, {by}, push, push.rows.nrows, row_parts(y));
 }
 
 template <uint32_t Op>
@@ -51,7 +59,7 @@ void record_unary(const Tensor& y, Recorder& rec) {
     const BoundTensor bx = rec.bind(x), by = rec.bind(y);
     const UnaryPush push{row_shape(y), row_layout(x, bx, 4), row_layout(y, by, 4),
                          Op == 0 ? y.param<ScaleParams>().s : 0.0f};
-    rec.dispatch("unary", {kGroup, Op}, {bx}, {by}, push, push.rows.nrows);
+    rec.dispatch("unary", {kGroup, Op}, {bx}, {by}, push, push.rows.nrows, row_parts(y));
 }
 
 }  // namespace

@@ -1,14 +1,21 @@
 // rms_norm (shaders/rms_norm.comp): one workgroup per row, the weight row
 // applied in the same pass when the node has one.
+#include <algorithm>
+
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
 #include "ops/norm.hpp"
 
 namespace tessera::vkk {
 
 namespace {
 
-constexpr uint32_t kGroup = 256;
+// As many invocations as a workgroup may have, up to 1024: a row is one
+// workgroup's, and each invocation's loads wait in turn.
+uint32_t group_size(const VulkanDevice& device) {
+    return std::min({1024u, device.limits().maxComputeWorkGroupInvocations, device.limits().maxComputeWorkGroupSize[0]});
+}
 
 struct Push {
     RowShape rows;
@@ -26,7 +33,7 @@ void record(const Tensor& y, Recorder& rec) {
     const BoundTensor bx = rec.bind(x), by = rec.bind(y), bw = weighted ? rec.bind(*y.src[1]) : bx;
     const Push push{row_shape(y), row_layout(x, bx, 4), row_layout(y, by, 4), bw.first(4),
                     y.param<RmsNormParams>().eps};
-    rec.dispatch("rms_norm", {kGroup, uint32_t(weighted)}, {bx, bw}, {by}, push, push.rows.nrows);
+    rec.dispatch("rms_norm", {group_size(rec.device()), uint32_t(weighted)}, {bx, bw}, {by}, push, push.rows.nrows);
 }
 
 }  // namespace
