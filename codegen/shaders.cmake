@@ -7,6 +7,11 @@
 #                           quant type that has a GLSL part,
 #                           kernels/quant/types/<type>.glsl (its block layout
 #                           and dequantize functions), named <stem>_<type>
+#   shaders/quant/*_coopmat.glsl
+#                           skeletons for the tensor cores: only when the
+#                           glslang found compiles them (coopmat_probe.cmake),
+#                           and not for F32 weights (they keep fp32 math;
+#                           these round to fp16)
 #
 # Each variant is a generated two-line wrapper that includes the type's part
 # and then the skeleton; no shader source is copied per type.
@@ -18,6 +23,10 @@ file(MAKE_DIRECTORY "${_out_dir}")
 
 file(GLOB _plain_shaders CONFIGURE_DEPENDS "${_shader_dir}/*.comp")
 file(GLOB _skeletons CONFIGURE_DEPENDS "${_shader_dir}/quant/*.glsl")
+include("${CMAKE_CURRENT_LIST_DIR}/coopmat_probe.cmake")
+if(NOT TESSERA_VULKAN_COOPMAT)
+  list(FILTER _skeletons EXCLUDE REGEX "_coopmat\\.glsl$")
+endif()
 
 set(TESSERA_SHADER_HEADERS "")
 set(_table_includes "")
@@ -53,6 +62,9 @@ foreach(_type IN LISTS TESSERA_ENABLED_QUANT_TYPES)
   list(APPEND TESSERA_VULKAN_QUANT_TYPES ${_type})
   foreach(_skeleton IN LISTS _skeletons)
     get_filename_component(_kind "${_skeleton}" NAME_WE)
+    if(_kind MATCHES "_coopmat$" AND _type STREQUAL "F32")
+      continue()
+    endif()
     set(_name "${_kind}_${_stem}")
     set(_wrapper "${_out_dir}/${_name}.comp")
     file(CONFIGURE OUTPUT "${_wrapper}" CONTENT

@@ -1,5 +1,6 @@
 // `tessera devices`: the Vulkan devices --backend vulkan --device N can use.
 #include <cstdio>
+#include <string>
 
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
@@ -18,10 +19,12 @@ void run_devices() {
     }
     if (devices.empty()) throw Error("no Vulkan devices (on Debian, lavapipe runs Vulkan on the CPU: apt-get install mesa-vulkan-drivers)");
     for (const VulkanDeviceInfo& d : devices) {
+        const std::string coopmat = d.coopmat ? ", NV cooperative matrix fp16 " + std::to_string(d.coopmat.m) + "x" +
+                                                    std::to_string(d.coopmat.n) + "x" + std::to_string(d.coopmat.k)
+                                              : "";
         std::printf("%d: %s (%s, Vulkan %u.%u, %.1f GiB device memory, subgroup %u%s)\n", d.index, d.name.c_str(),
                     d.type.c_str(), VK_API_VERSION_MAJOR(d.api_version), VK_API_VERSION_MINOR(d.api_version),
-                    double(d.device_local_bytes) / double(1ull << 30), d.subgroup_size,
-                    d.nv_cooperative_matrix ? ", NV cooperative matrix" : "");
+                    double(d.device_local_bytes) / double(1ull << 30), d.subgroup_size, coopmat.c_str());
         std::printf("   driver: %s\n", d.driver.c_str());
         if (!d.missing.empty()) std::printf("   unusable: lacks %s\n", d.missing.c_str());
     }

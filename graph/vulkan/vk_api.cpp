@@ -11,6 +11,7 @@ namespace tessera::vk {
 #define TESSERA_VK_DEFINE(name) PFN_##name name = nullptr;
 TESSERA_VK_GLOBAL_FUNCTIONS(TESSERA_VK_DEFINE)
 TESSERA_VK_INSTANCE_FUNCTIONS(TESSERA_VK_DEFINE)
+TESSERA_VK_OPTIONAL_INSTANCE_FUNCTIONS(TESSERA_VK_DEFINE)
 TESSERA_VK_DEVICE_FUNCTIONS(TESSERA_VK_DEFINE)
 #undef TESSERA_VK_DEFINE
 
@@ -54,6 +55,9 @@ void load_loader() {
 void load_instance_functions(VkInstance instance) {
 #define TESSERA_VK_LOAD(name) load(name, #name, instance);
     TESSERA_VK_INSTANCE_FUNCTIONS(TESSERA_VK_LOAD)
+#undef TESSERA_VK_LOAD
+#define TESSERA_VK_LOAD(name) name = reinterpret_cast<PFN_##name>(get_instance_proc(instance, #name));
+    TESSERA_VK_OPTIONAL_INSTANCE_FUNCTIONS(TESSERA_VK_LOAD)
 #undef TESSERA_VK_LOAD
 }
 

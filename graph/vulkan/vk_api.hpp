@@ -26,6 +26,10 @@ namespace tessera::vk {
     X(vkCreateDevice)                           \
     X(vkGetDeviceProcAddr)
 
+// Extension entry points: nullptr where the loader or its drivers lack them.
+#define TESSERA_VK_OPTIONAL_INSTANCE_FUNCTIONS(X) \
+    X(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
+
 #define TESSERA_VK_DEVICE_FUNCTIONS(X)  \
     X(vkDestroyDevice)                  \
     X(vkGetDeviceQueue)                 \
@@ -72,6 +76,7 @@ namespace tessera::vk {
 #define TESSERA_VK_DECLARE(name) extern PFN_##name name;
 TESSERA_VK_GLOBAL_FUNCTIONS(TESSERA_VK_DECLARE)
 TESSERA_VK_INSTANCE_FUNCTIONS(TESSERA_VK_DECLARE)
+TESSERA_VK_OPTIONAL_INSTANCE_FUNCTIONS(TESSERA_VK_DECLARE)
 TESSERA_VK_DEVICE_FUNCTIONS(TESSERA_VK_DECLARE)
 #undef TESSERA_VK_DECLARE
 

@@ -74,14 +74,46 @@ const char* device_type_name(VkPhysicalDeviceType t) {
     }
 }
 
-// The features tessera's shaders use, queried (and later enabled) as one chain.
+// The features tessera's shaders use, queried (and later enabled) as one
+// chain; the cooperative-matrix one joins it where the device has the extension.
 struct FeatureChain {
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     VkPhysicalDeviceVulkan12Features v12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceVulkan11Features v11{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, .pNext = &v12};
     VkPhysicalDeviceFeatures2 root{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &v11};
-    FeatureChain() = default;
+    explicit FeatureChain(bool with_coopmat) {
+        if (with_coopmat) v12.pNext = &coopmat;
+    }
     FeatureChain(const FeatureChain&) = delete;
 };
+
+// The largest fp16 x fp16 -> fp32 subgroup shape the device lists for compute
+// shaders, where it has the extension, its feature and the Vulkan memory
+// model (GL_NV_cooperative_matrix shaders declare it).
+CoopmatShape find_coopmat(VkPhysicalDevice pd, const FeatureChain& f) {
+    if (!f.coopmat.cooperativeMatrix || !f.v12.vulkanMemoryModel ||
+        vk::vkGetPhysicalDeviceCooperativeMatrixPropertiesNV == nullptr)
+        return {};
+    VkPhysicalDeviceCooperativeMatrixPropertiesNV stages{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV};
+    VkPhysicalDeviceProperties2 props{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &stages};
+    vk::vkGetPhysicalDeviceProperties2(pd, &props);
+    if (!(stages.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT)) return {};
+    uint32_t n = 0;
+    vk::vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, nullptr);
+    std::vector<VkCooperativeMatrixPropertiesNV> shapes(n, {.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+    vk::vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, shapes.data());
+    CoopmatShape best;
+    for (const auto& s : shapes) {
+        const bool fits = s.AType == VK_COMPONENT_TYPE_FLOAT16_NV && s.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                          s.CType == VK_COMPONENT_TYPE_FLOAT32_NV && s.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                          s.scope == VK_SCOPE_SUBGROUP_NV;
+        if (fits && uint64_t(s.MSize) * s.NSize * s.KSize > uint64_t(best.m) * best.n * best.k)
+            best = {s.MSize, s.NSize, s.KSize};
+    }
+    return best;
+}
 
 VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
     VulkanDeviceInfo info;
@@ -98,7 +130,6 @@ VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
     info.subgroup_size = subgroup.subgroupSize;
     info.subgroup_arithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                                (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
-    info.nv_cooperative_matrix = has_extension(pd, "VK_NV_cooperative_matrix");
     VkPhysicalDeviceMemoryProperties mem;
     vk::vkGetPhysicalDeviceMemoryProperties(pd, &mem);
     for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)
@@ -110,8 +141,9 @@ VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
     };
     need(info.api_version >= VK_API_VERSION_1_2, "Vulkan 1.2");
     if (info.api_version >= VK_API_VERSION_1_2) {
-        FeatureChain f;
+        FeatureChain f(has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME));
         vk::vkGetPhysicalDeviceFeatures2(pd, &f.root);
+        info.coopmat = find_coopmat(pd, f);
         need(f.v11.storageBuffer16BitAccess, "storageBuffer16BitAccess");
         need(f.v12.storageBuffer8BitAccess, "storageBuffer8BitAccess");
         need(f.v12.shaderFloat16, "shaderFloat16");
@@ -164,7 +196,7 @@ VulkanDevice::VulkanDevice(int index) {
     queue_family_ = uint32_t(chosen);
     timestamp_bits_ = families[queue_family_].timestampValidBits;
 
-    FeatureChain f;
+    FeatureChain f(bool(info_.coopmat));
     f.v11.storageBuffer16BitAccess = VK_TRUE;
     f.v12.storageBuffer8BitAccess = VK_TRUE;
     f.v12.shaderFloat16 = VK_TRUE;
@@ -176,6 +208,11 @@ VulkanDevice::VulkanDevice(int index) {
                                   .queueCount = 1,
                                   .pQueuePriorities = &priority};
     std::vector<const char*> extensions{VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    if (info_.coopmat) {
+        f.coopmat.cooperativeMatrix = VK_TRUE;
+        f.v12.vulkanMemoryModel = VK_TRUE;
+        extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    }
     VkDeviceCreateInfo create{.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                               .pNext = &f.root,
                               .queueCreateInfoCount = 1,

@@ -17,6 +17,14 @@ namespace tessera {
 class MemoryPool;
 class PipelineCache;
 
+// A cooperative-matrix shape (VK_NV_cooperative_matrix) of fp16 A (m x k)
+// and B (k x n) into fp32 C and D, per subgroup: the tensor-core matmul's
+// (shaders/quant/matmul_coopmat.glsl). All zero where the device has none.
+struct CoopmatShape {
+    uint32_t m = 0, n = 0, k = 0;
+    explicit operator bool() const { return m != 0; }
+};
+
 struct VulkanDeviceInfo {
     int index = 0;
     std::string name;
@@ -26,7 +34,7 @@ struct VulkanDeviceInfo {
     uint64_t device_local_bytes = 0;
     uint32_t subgroup_size = 0;
     bool subgroup_arithmetic = false;
-    bool nv_cooperative_matrix = false;
+    CoopmatShape coopmat;  // the largest such shape listed (and enabled when opened)
     // Empty when the device has every feature tessera needs, else what is missing.
     std::string missing;
 };
@@ -49,7 +57,7 @@ public:
     const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
     bool timestamps() const { return timestamp_bits_ > 0; }
     double timestamp_period_ns() const { return limits_.timestampPeriod; }
-    bool nv_cooperative_matrix() const { return info_.nv_cooperative_matrix; }
+    const CoopmatShape& coopmat() const { return info_.coopmat; }
 
     MemoryPool& memory() { return *memory_pool_; }
     PipelineCache& pipelines() { return *pipelines_; }

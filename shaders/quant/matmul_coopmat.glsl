@@ -1,0 +1,118 @@
+// y = W x for many tokens on the tensor cores (GL_NV_cooperative_matrix), W
+// of the weight type included before this skeleton; built only where
+// glslang compiles the extension (codegen/shaders.cmake), run only on a
+// device that reports it (graph/vulkan/kernels/matmul.cpp).
+//
+// A workgroup computes BM rows of W by BN tokens, each subgroup a WM x WN
+// part of them as CM x CN cooperative matrices with fp32 accumulators. Per
+// step of BK values the threads dequantize W's BM x BK tile and copy x's
+// BN x BK tile into shared memory as fp16 (x is rounded to fp16: the tensor
+// cores take no more), then each subgroup multiplies its CM x CK and CK x CN
+// pieces while the loads of the next step are in flight (held in registers
+// until the barrier). Results go out through a per-subgroup staging matrix
+// in shared memory, so that rows and tokens past the edge are not stored.
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#include "common.glsl"
+#include "matmul_args.glsl"
+
+layout(constant_id = 1) const uint BM = 64;
+layout(constant_id = 2) const uint BN = 64;
+layout(constant_id = 3) const uint BK = 32;  // a multiple of CK and of 4
+layout(constant_id = 4) const uint WM = 32;  // a multiple of CM
+layout(constant_id = 5) const uint WN = 32;  // a multiple of CN; workgroup = (BM / WM) * (BN / WN) subgroups
+layout(constant_id = 6) const uint CM = 16;  // a shape the device lists
+layout(constant_id = 7) const uint CN = 16;
+layout(constant_id = 8) const uint CK = 16;
+
+layout(binding = 1, scalar) readonly buffer X { float x[]; };
+layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
+
+// The tiles hold 4 fp16 values per uvec2 (one store each), in rows padded by
+// 8 values: each row stays 16-byte aligned, and 8 successive rows start in
+// different banks.
+const uint STRIDE = (BK + 8) / 4;
+shared uvec2 wtile[BM * STRIDE];
+shared uvec2 xtile[BN * STRIDE];
+shared float stage[(BM / WM) * (BN / WN) * CM * CN];
+
+// Each thread loads the same 4-value pieces of every step's tiles.
+const uint WG = gl_WorkGroupSize.x;
+const uint W_PIECES = (BM * BK / 4 + WG - 1) / WG, X_PIECES = (BN * BK / 4 + WG - 1) / WG;
+vec4 wnext[W_PIECES], xnext[X_PIECES];
+
+uvec2 pack4(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f16vec2(v.zw))); }
+
+// Reads the tiles of the step at k0 into wnext and xnext. Values past k are
+// zeros; rows and tokens past the edge repeat the last one (their results
+// are not stored). No branches, so that these loads can be in flight while
+// the subgroups multiply the step before.
+void fetch(uint k0, uint row0, uint col0, uint x0) {
+    const uint t = gl_LocalInvocationID.x;
+    for (uint i = 0; i < W_PIECES; ++i) {
+        const uint v = min(t + i * WG, BM * BK / 4 - 1), r = v / (BK / 4), kk = k0 + v % (BK / 4) * 4;
+        const vec4 w = dequant4(w_row(min(row0 + r, p.n - 1)), min(kk, p.k - 4));
+        wnext[i] = kk < p.k ? w : vec4(0.0);
+    }
+    for (uint i = 0; i < X_PIECES; ++i) {
+        const uint v = min(t + i * WG, BN * BK / 4 - 1), c = v / (BK / 4), kk = k0 + v % (BK / 4) * 4;
+        const uint at = x0 + min(col0 + c, p.m - 1) * p.x_nb1 + min(kk, p.k - 4);
+        const vec4 xv = vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
+        xnext[i] = kk < p.k ? xv : vec4(0.0);
+    }
+}
+
+void store_tiles() {
+    const uint t = gl_LocalInvocationID.x;
+    for (uint i = 0; i < W_PIECES; ++i) {
+        const uint v = t + i * WG;
+        if (v < BM * BK / 4) wtile[v / (BK / 4) * STRIDE + v % (BK / 4)] = pack4(wnext[i]);
+    }
+    for (uint i = 0; i < X_PIECES; ++i) {
+        const uint v = t + i * WG;
+        if (v < BN * BK / 4) xtile[v / (BK / 4) * STRIDE + v % (BK / 4)] = pack4(xnext[i]);
+    }
+}
+
+void main() {
+    const uint row0 = flat_group() * BM, col0 = col_group() * BN;
+    if (row0 >= p.n) return;  // a split grid's spare groups
+    const uint sg = gl_SubgroupID;
+    const uint sr = sg % (BM / WM) * WM, sc = sg / (BM / WM) * WN;  // the subgroup's part of the tile
+    const uint x0 = x_col(0), y0 = y_col(0);
+
+    fcoopmatNV<32, gl_ScopeSubgroup, CM, CN> acc[WM / CM][WN / CN];
+    for (uint i = 0; i < WM / CM; ++i)
+        for (uint j = 0; j < WN / CN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, CM, CN>(0.0);
+
+    fetch(0, row0, col0, x0);
+    for (uint k0 = 0; k0 < p.k; k0 += BK) {
+        store_tiles();
+        barrier();
+        fetch(k0 + BK, row0, col0, x0);  // past k on the last step: zeros, unused
+        for (uint kk = 0; kk < BK; kk += CK) {
+            fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a[WM / CM];
+            fcoopmatNV<16, gl_ScopeSubgroup, CK, CN> b[WN / CN];
+            for (uint i = 0; i < WM / CM; ++i) coopMatLoadNV(a[i], wtile, (sr + i * CM) * STRIDE + kk / 4, STRIDE, false);
+            // x's tile holds tokens as rows: column-major for the K x N operand.
+            for (uint j = 0; j < WN / CN; ++j) coopMatLoadNV(b[j], xtile, (sc + j * CN) * STRIDE + kk / 4, STRIDE, true);
+            for (uint i = 0; i < WM / CM; ++i)
+                for (uint j = 0; j < WN / CN; ++j) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+        }
+        barrier();
+    }
+
+    // Column-major staging: a token's CM rows are contiguous, as in y.
+    const uint at = sg * CM * CN;
+    for (uint i = 0; i < WM / CM; ++i)
+        for (uint j = 0; j < WN / CN; ++j) {
+            coopMatStoreNV(acc[i][j], stage, at, CM, true);
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+            for (uint e = gl_SubgroupInvocationID; e < CM * CN; e += gl_SubgroupSize) {
+                const uint row = row0 + sr + i * CM + e % CM, col = col0 + sc + j * CN + e / CM;
+                if (row < p.n && col < p.m) y[y0 + col * p.y_nb1 + row] = stage[at + e];
+            }
+            subgroupBarrier();  // read before the next matrix overwrites it
+        }
+}
