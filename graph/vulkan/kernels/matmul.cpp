@@ -44,23 +44,62 @@ std::string coopmat_shader(VulkanDevice& device, GgmlType type) {
     return name;
 }
 
-void record_coopmat(const Tensor& y, Recorder& rec, const std::string& shader) {
+// The push constants of every variant; `cols`: tokens per workgroup.
+MatmulPush matmul_push(const Tensor& y, const BoundTensor& bw, const BoundTensor& bx, const BoundTensor& by,
+                       uint32_t cols) {
+    const Tensor &w = *y.src[0], &x = *y.src[1];
+    const uint32_t block = ggml_type_traits(w.type).block_bytes, m = uint32_t(x.ne[1]);
+    return {.k = uint32_t(w.ne[0]),
+            .n = uint32_t(w.ne[1]),
+            .m = m,
+            .ne2 = uint32_t(x.ne[2]),
+            .col_groups = (m + cols - 1) / cols,
+            .w_first = bw.first(block),
+            .w_nb1 = uint32_t(w.nb[1] / block),
+            .x = row_layout(x, bx, 4),
+            .y = row_layout(y, by, 4)};
+}
+
+uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
+
+// Matrix x vector: the addend, if any, is added in the same dispatch.
+void record_matvec(const Tensor& y, Recorder& rec) {
     const Tensor &w = *y.src[0], &x = *y.src[1];
     const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
-    const uint32_t block = ggml_type_traits(w.type).block_bytes, m = uint32_t(x.ne[1]);
-    MatmulPush push{.k = uint32_t(w.ne[0]),
-                    .n = uint32_t(w.ne[1]),
-                    .m = m,
-                    .ne2 = uint32_t(x.ne[2]),
-                    .col_groups = (m + kCoopBN - 1) / kCoopBN,
-                    .w_first = bw.first(block),
-                    .w_nb1 = uint32_t(w.nb[1] / block),
-                    .x = row_layout(x, bx, 4),
-                    .y = row_layout(y, by, 4)};
-    const CoopmatShape& s = rec.device().coopmat();
-    const uint32_t group = (kCoopBM / kCoopWM) * (kCoopBN / kCoopWN) * rec.device().info().subgroup_size;
-    rec.dispatch(shader, {group, kCoopBM, kCoopBN, kCoopBK, kCoopWM, kCoopWN, s.m, s.n, s.k}, {bw, bx}, {by}, push,
-                 (uint64_t(push.n) + kCoopBM - 1) / kCoopBM, push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
+    const uint32_t cols = uint32_t(x.ne[1]);
+    MatmulPush push = matmul_push(y, bw, bx, by, cols);
+    const Tensor* addend = y.src.size() > 2 ? y.src[2] : nullptr;
+    const BoundTensor ba = addend ? rec.bind(*addend) : bx;
+    if (addend) {
+        push.a = row_layout(*addend, ba, 4);
+        push.a_ne1 = uint32_t(addend->ne[1]);
+        push.a_ne2 = uint32_t(addend->ne[2]);
+        push.a_ne3 = uint32_t(addend->ne[3]);
+    }
+    rec.dispatch(weight_shader("matvec", w.type),
+                 {kMatvecGroup, kMatvecRows, cols, kMatvecUnroll, uint32_t(addend != nullptr)}, {bw, bx, ba}, {by},
+                 push, groups_of(push.n, kMatvecRows), push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
+}
+
+// Matrix x matrix: tensor cores where the device and the build have them,
+// else the tiled kernel; neither adds the addend, an add after them does
+// (prompts: one dispatch more does not matter).
+void record_matmul(const Tensor& y, Recorder& rec) {
+    const Tensor &w = *y.src[0], &x = *y.src[1];
+    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
+    const uint32_t batches = uint32_t(x.ne[2] * x.ne[3]);
+    if (const std::string shader = coopmat_shader(rec.device(), w.type); !shader.empty()) {
+        const MatmulPush push = matmul_push(y, bw, bx, by, kCoopBN);
+        const CoopmatShape& s = rec.device().coopmat();
+        const uint32_t group = (kCoopBM / kCoopWM) * (kCoopBN / kCoopWN) * rec.device().info().subgroup_size;
+        rec.dispatch(shader, {group, kCoopBM, kCoopBN, kCoopBK, kCoopWM, kCoopWN, s.m, s.n, s.k}, {bw, bx}, {by},
+                     push, groups_of(push.n, kCoopBM), push.col_groups * batches);
+    } else {
+        const MatmulPush push = matmul_push(y, bw, bx, by, kBN);
+        rec.dispatch(weight_shader("matmul", w.type), {kTileGroup, kBM, kBN, kBK, kTM, kTN}, {bw, bx}, {by}, push,
+                     groups_of(push.n, kBM), push.col_groups * batches);
+    }
+    if (y.src.size() > 2) record_add_in_place(y, *y.src[2], rec);
 }
 
 bool supports(const Tensor& y) {
@@ -72,42 +111,10 @@ bool supports(const Tensor& y) {
 }
 
 void record(const Tensor& y, Recorder& rec) {
-    const Tensor &w = *y.src[0], &x = *y.src[1];
-    if (x.ne[1] > kMatvecMaxTokens)
-        if (const std::string shader = coopmat_shader(rec.device(), w.type); !shader.empty())
-            return record_coopmat(y, rec, shader);
-    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
-    const uint32_t block = ggml_type_traits(w.type).block_bytes, m = uint32_t(x.ne[1]);
-    const bool vec = m <= kMatvecMaxTokens;
-    const uint32_t cols = vec ? m : kBN, rows = vec ? kMatvecRows : kBM;
-    MatmulPush push{.k = uint32_t(w.ne[0]),
-                    .n = uint32_t(w.ne[1]),
-                    .m = m,
-                    .ne2 = uint32_t(x.ne[2]),
-                    .col_groups = (m + cols - 1) / cols,
-                    .w_first = bw.first(block),
-                    .w_nb1 = uint32_t(w.nb[1] / block),
-                    .x = row_layout(x, bx, 4),
-                    .y = row_layout(y, by, 4)};
-    const Tensor* addend = y.src.size() > 2 ? y.src[2] : nullptr;
-    const BoundTensor ba = addend && vec ? rec.bind(*addend) : bx;
-    if (addend && vec) {
-        push.a = row_layout(*addend, ba, 4);
-        push.a_ne1 = uint32_t(addend->ne[1]);
-        push.a_ne2 = uint32_t(addend->ne[2]);
-        push.a_ne3 = uint32_t(addend->ne[3]);
-    }
-    const uint64_t row_groups = (uint64_t(push.n) + rows - 1) / rows;
-    const uint32_t gz = push.col_groups * uint32_t(x.ne[2] * x.ne[3]);
-    if (vec)
-        rec.dispatch(weight_shader("matvec", w.type),
-                     {kMatvecGroup, kMatvecRows, cols, kMatvecUnroll, uint32_t(addend != nullptr)}, {bw, bx, ba},
-                     {by}, push, row_groups, gz);
+    if (y.src[1]->ne[1] <= kMatvecMaxTokens)
+        record_matvec(y, rec);
     else
-        rec.dispatch(weight_shader("matmul", w.type), {kTileGroup, kBM, kBN, kBK, kTM, kTN}, {bw, bx}, {by}, push,
-                     row_groups, gz);
-    // The tiled kernel adds no addend: an add after it (prompts: one dispatch more does not matter).
-    if (addend && !vec) record_add_in_place(y, *addend, rec);
+        record_matmul(y, rec);
 }
 
 }  // namespace
