@@ -13,10 +13,14 @@ namespace {
 
 // Up to this many tokens, matvec: it reads W once for all of them.
 constexpr uint32_t kMatvecMaxTokens = 4;
-// Measured on an H200 (token generation, TinyLlama and Llama-2-7B shapes):
-// 2 rows per workgroup beat 1, 4 and 8 by 5-30%; 4 chunks in flight per
-// thread of 128 beat 1 and 2 chunks of 256 threads by 1-6%.
-constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 2, kMatvecUnroll = 4;
+// Measured on an H200 (token generation, 2-layer Llama-2-7B and TinyLlama
+// models, Q4_0, Q8_0, Q4_K, Q6_K and F16, the types' wide chunks): 128
+// threads and 4 rows per workgroup were best or within 5% of the best of
+// 32, 64, 128 and 256 threads by 2, 4 and 8 rows; 2 or 4 chunks in flight
+// per thread (unrolled) gained nothing, and lost up to 50% on the K-quants.
+// 2 rows were up to 15% faster on TinyLlama's 2048-row matrices but 10-30%
+// slower on its and Llama's logits.
+constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
 // The tiled kernel's BM x BN tile, BK values per step and TM x TN per thread.
 constexpr uint32_t kBM = 64, kBN = 64, kBK = 16, kTM = 4, kTN = 4;
 constexpr uint32_t kTileGroup = (kBM / kTM) * (kBN / kTN);
@@ -77,7 +81,7 @@ void record_matvec(const Tensor& y, Recorder& rec) {
         push.a_ne3 = uint32_t(addend->ne[3]);
     }
     rec.dispatch(weight_shader("matvec", w.type),
-                 {kMatvecGroup, kMatvecRows, cols, kMatvecUnroll, uint32_t(addend != nullptr)}, {bw, bx, ba}, {by},
+                 {kMatvecGroup, kMatvecRows, cols, uint32_t(addend != nullptr)}, {bw, bx, ba}, {by},
                  push, groups_of(push.n, kMatvecRows), push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
 }
 

@@ -9,3 +9,12 @@ uvec2 scale_min(uint b, uint j) {
     return uvec2((packed & 0xFu) | (uint(weights[b].scales[j - 4]) >> 6 << 4),
                  (packed >> 4) | (uint(weights[b].scales[j]) >> 6 << 4));
 }
+
+// scale_min from the 12 bytes as 3 little-endian words: bytes j % 4 of each
+// are bytes j % 4, j % 4 + 4 and j % 4 + 8.
+uvec2 scale_min_words(uvec3 s, uint j) {
+    const uvec3 b = s >> (8 * (j % 4));
+    const uint lo = b.x, hi = b.y, top = b.z;
+    if (j < 4) return uvec2(lo, hi) & 63u;
+    return uvec2((top & 0xFu) | (lo >> 6 & 3u) << 4, (top >> 4 & 0xFu) | (hi >> 6 & 3u) << 4);
+}

@@ -22,3 +22,37 @@ vec4 dequant4(uint row, uint i) {
     const uvec4 bytes = uvec4(weights[b].qs[q], weights[b].qs[q + 1], weights[b].qs[q + 2], weights[b].qs[q + 3]);
     return scale * vec4((bytes >> shift) & 0xFu) - m;
 }
+
+// matvec (shaders/quant/matvec.glsl): 16 chunks per super-block, chunk c of
+// the 64 values 64g.. (g = c / 4) the low and high nibbles of words q and
+// q + 4 (q = c % 4) of their 32 bytes: values 64g + 4q + 16j for piece j,
+// sub-blocks 2g (j < 2) and 2g + 1. Blocks are 144 bytes: 32-bit loads.
+#define MV_QK 256
+#define MV_CHUNKS 16
+#define MV_PIECES 4
+#include "byte_floats.glsl"
+
+struct Block32 {
+    f16vec2 dm;
+    uint scales[3];
+    uint qs[32];
+};
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights32 { Block32 weights32[]; };
+
+struct MvChunk {
+    vec2 scale, m;  // of sub-blocks 2g and 2g + 1
+    uint qs[2];
+};
+MvChunk mv_load(uint row, uint blk, uint c) {
+    const uint b = row + blk, g = c / 4, q = 8 * g + c % 4;
+    const vec2 dm = vec2(weights32[b].dm);
+    const uvec3 s = uvec3(weights32[b].scales[0], weights32[b].scales[1], weights32[b].scales[2]);
+    const uvec2 sm0 = scale_min_words(s, 2 * g), sm1 = scale_min_words(s, 2 * g + 1);
+    return MvChunk(dm.x * small_floats(uvec2(sm0.x, sm1.x)), dm.y * small_floats(uvec2(sm0.y, sm1.y)),
+                   uint[2](weights32[b].qs[q], weights32[b].qs[q + 4]));
+}
+float mv_dot(MvChunk ch, uint j, vec4 x) {
+    const vec4 q = byte_floats(ch.qs[j % 2] >> (4 * (j / 2)) & 0x0F0F0F0Fu, 0.0);
+    return ch.scale[j / 2] * dot(q, x) - ch.m[j / 2] * dot(vec4(1.0), x);
+}
+uint mv_pos(uint c, uint j) { return 64 * (c / 4) + 4 * (c % 4) + 16 * j; }

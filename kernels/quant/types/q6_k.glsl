@@ -23,3 +23,40 @@ vec4 dequant4(uint row, uint i) {
     const uvec4 q = ((low >> (4 * (k / 2))) & 0xFu) | (((high >> (2 * k)) & 3u) << 4);
     return dl * (vec4(q) - 32.0);
 }
+
+// matvec (shaders/quant/matvec.glsl): 16 chunks per super-block, chunk c of
+// the 128 values 128h.. (h = c / 8) values 128h + 4q + 32k + (0..3) for
+// piece k (q = c % 8): 4 bytes each of ql and qh, 16-bit loads (blocks are
+// 2-byte aligned).
+#define MV_QK 256
+#define MV_CHUNKS 16
+#define MV_PIECES 4
+#include "byte_floats.glsl"
+
+struct Block16 {
+    uint16_t ql[64];
+    uint16_t qh[32];
+    uint8_t scales[16];  // int8
+    float16_t d;
+};
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { Block16 weights16[]; };
+
+struct MvChunk {
+    vec4 dl;  // d * scale of each piece
+    uint ql[2], qh;
+};
+MvChunk mv_load(uint row, uint blk, uint c) {
+    const uint b = row + blk, h = c / 8, q = c % 8, lo = 32 * h + 2 * q, hi = 16 * h + 2 * q;
+    const uint s = 8 * h + q / 4;
+    const uint scales = uint(weights16[b].scales[s]) | uint(weights16[b].scales[s + 2]) << 8 |
+                        uint(weights16[b].scales[s + 4]) << 16 | uint(weights16[b].scales[s + 6]) << 24;
+    return MvChunk(float(weights16[b].d) * byte_floats(scales ^ 0x80808080u, 128.0),  // signed bytes
+                   uint[2](uint(weights16[b].ql[lo]) | uint(weights16[b].ql[lo + 1]) << 16,
+                           uint(weights16[b].ql[lo + 16]) | uint(weights16[b].ql[lo + 17]) << 16),
+                   uint(weights16[b].qh[hi]) | uint(weights16[b].qh[hi + 1]) << 16);
+}
+float mv_dot(MvChunk ch, uint k, vec4 x) {
+    const uint q = (ch.ql[k % 2] >> (4 * (k / 2)) & 0x0F0F0F0Fu) | (ch.qh >> (2 * k) & 0x03030303u) << 4;
+    return ch.dl[k] * dot(byte_floats(q, 32.0), x);
+}
+uint mv_pos(uint c, uint k) { return 128 * (c / 8) + 4 * (c % 8) + 32 * k; }
