@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "graph/vulkan/vulkan_backend.hpp"
 #include "models/quantize_model.hpp"
 #include "support/error.hpp"
 #include "tessera/build_commit.hpp"
@@ -174,6 +175,11 @@ void run_bench(const BenchOptions& o) {
             std::fprintf(stderr, "\r%s: %d/%d", r.name.c_str(), rep + 1, o.reps);
         }
         std::fprintf(stderr, "\n");
+        if (const auto* vulkan = dynamic_cast<const VulkanBackend*>(&session.backend())) {
+            const RecordStats& st = vulkan->last_record_stats();
+            std::fprintf(stderr, "%s: %u dispatches, %u barriers in the last pass's command buffer\n", r.name.c_str(),
+                         st.dispatches, st.barriers);
+        }
         std::fflush(stderr);
     }
 
