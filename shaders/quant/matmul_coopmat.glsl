@@ -9,8 +9,10 @@
 // BN x BK tile into shared memory as fp16 (x is rounded to fp16: the tensor
 // cores take no more), then each subgroup multiplies its CM x CK and CK x CN
 // pieces while the loads of the next step are in flight (held in registers
-// until the barrier). Results go out through a per-subgroup staging matrix
-// in shared memory, so that rows and tokens past the edge are not stored.
+// until the multiplies are done). The tiles are double-buffered: the next
+// step's go to the other buffer, so one barrier per step suffices. Results
+// go out through a per-subgroup staging matrix in shared memory, so that rows
+// and tokens past the edge are not stored.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #include "common.glsl"
@@ -30,10 +32,11 @@ layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
 
 // The tiles hold 4 fp16 values per uvec2 (one store each), in rows padded by
 // 8 values: each row stays 16-byte aligned, and 8 successive rows start in
-// different banks.
+// different banks. Two of each: buffer b starts at b * BM * STRIDE (W) and
+// b * BN * STRIDE (x).
 const uint STRIDE = (BK + 8) / 4;
-shared uvec2 wtile[BM * STRIDE];
-shared uvec2 xtile[BN * STRIDE];
+shared uvec2 wtile[2 * BM * STRIDE];
+shared uvec2 xtile[2 * BN * STRIDE];
 shared float stage[(BM / WM) * (BN / WN) * CM * CN];
 
 // Each thread loads the same 4-value pieces of every step's tiles.
@@ -62,15 +65,15 @@ void fetch(uint k0, uint row0, uint col0, uint x0) {
     }
 }
 
-void store_tiles() {
-    const uint t = gl_LocalInvocationID.x;
+void store_tiles(uint buf) {
+    const uint t = gl_LocalInvocationID.x, wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
     for (uint i = 0; i < W_PIECES; ++i) {
         const uint v = t + i * WG;
-        if (v < BM * BK / 4) wtile[v / (BK / 4) * STRIDE + v % (BK / 4)] = pack4(wnext[i]);
+        if (v < BM * BK / 4) wtile[wb + v / (BK / 4) * STRIDE + v % (BK / 4)] = pack4(wnext[i]);
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = t + i * WG;
-        if (v < BN * BK / 4) xtile[v / (BK / 4) * STRIDE + v % (BK / 4)] = pack4(xnext[i]);
+        if (v < BN * BK / 4) xtile[xb + v / (BK / 4) * STRIDE + v % (BK / 4)] = pack4(xnext[i]);
     }
 }
 
@@ -86,19 +89,25 @@ void main() {
         for (uint j = 0; j < WN / CN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, CM, CN>(0.0);
 
     fetch(0, row0, col0, x0);
-    for (uint k0 = 0; k0 < p.k; k0 += BK) {
-        store_tiles();
-        barrier();
+    store_tiles(0);
+    barrier();
+    for (uint k0 = 0, buf = 0; k0 < p.k; k0 += BK, buf ^= 1) {
         fetch(k0 + BK, row0, col0, x0);  // past k on the last step: zeros, unused
+        const uint wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
         for (uint kk = 0; kk < BK; kk += CK) {
             fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a[WM / CM];
             fcoopmatNV<16, gl_ScopeSubgroup, CK, CN> b[WN / CN];
-            for (uint i = 0; i < WM / CM; ++i) coopMatLoadNV(a[i], wtile, (sr + i * CM) * STRIDE + kk / 4, STRIDE, false);
+            for (uint i = 0; i < WM / CM; ++i)
+                coopMatLoadNV(a[i], wtile, wb + (sr + i * CM) * STRIDE + kk / 4, STRIDE, false);
             // x's tile holds tokens as rows: column-major for the K x N operand.
-            for (uint j = 0; j < WN / CN; ++j) coopMatLoadNV(b[j], xtile, (sc + j * CN) * STRIDE + kk / 4, STRIDE, true);
+            for (uint j = 0; j < WN / CN; ++j)
+                coopMatLoadNV(b[j], xtile, xb + (sc + j * CN) * STRIDE + kk / 4, STRIDE, true);
             for (uint i = 0; i < WM / CM; ++i)
                 for (uint j = 0; j < WN / CN; ++j) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
         }
+        // The other buffer's last readers, the previous step's multiplies,
+        // finished before the last barrier.
+        store_tiles(buf ^ 1);
         barrier();
     }
 
