@@ -22,10 +22,14 @@ void rows_contiguous(std::string_view op, const Tensor& t) {
          describe(t) + " must have contiguous rows (copy it first)");
 }
 
-void broadcastable(std::string_view op, const Tensor& a, const Tensor& b) {
+bool repeats_over(const Shape& shape, const Tensor& b) {
     bool ok = true;
-    for (int d = 0; d < kMaxDims; ++d) ok = ok && b.ne[d] > 0 && a.ne[d] % b.ne[d] == 0;
-    that(ok, op, describe(b) + " cannot be repeated over " + describe(a));
+    for (int d = 0; d < kMaxDims; ++d) ok = ok && b.ne[d] > 0 && shape[size_t(d)] % b.ne[d] == 0;
+    return ok;
+}
+
+void broadcastable(std::string_view op, const Tensor& a, const Tensor& b) {
+    that(repeats_over(a.ne, b), op, describe(b) + " cannot be repeated over " + describe(a));
 }
 
 void dim(std::string_view op, const Tensor& t, int d, int64_t n, std::string_view what) {

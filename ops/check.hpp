@@ -12,7 +12,9 @@ void type(std::string_view op, const Tensor& t, GgmlType expected);
 void same_shape(std::string_view op, const Tensor& a, const Tensor& b);
 // ne[0] values of each row are contiguous (nb[0] is the element/block size).
 void rows_contiguous(std::string_view op, const Tensor& t);
-// Every dimension of b divides the same dimension of a (b is repeated over a).
+// Every dimension of b divides the same dimension of `shape` (b can be repeated over it).
+bool repeats_over(const Shape& shape, const Tensor& b);
+// b can be repeated over a.
 void broadcastable(std::string_view op, const Tensor& a, const Tensor& b);
 // t.ne[d] == n.
 void dim(std::string_view op, const Tensor& t, int d, int64_t n, std::string_view what);

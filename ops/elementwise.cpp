@@ -13,9 +13,6 @@ namespace tessera {
 
 namespace {
 
-// The row of b that meets row ri of a when b is repeated over a.
-RowIndex repeated(const Tensor& b, RowIndex ri) { return {ri.i1 % b.ne[1], ri.i2 % b.ne[2], ri.i3 % b.ne[3]}; }
-
 const float* f32_row(const Tensor& t, RowIndex ri) { return reinterpret_cast<const float*>(row_ptr(t, ri)); }
 float* f32_row_out(const Tensor& t, RowIndex ri) { return reinterpret_cast<float*>(row_ptr(t, ri)); }
 

@@ -14,11 +14,6 @@ namespace tessera {
 
 namespace {
 
-// The row of y's addend that meets row ri of y.
-RowIndex addend_row(const Tensor& plus, RowIndex ri) {
-    return {ri.i1 % plus.ne[1], ri.i2 % plus.ne[2], ri.i3 % plus.ne[3]};
-}
-
 // Exact: weights dequantized, products summed in double.
 void reference(const Tensor& y) {
     const Tensor& w = *y.src[0];
@@ -32,7 +27,7 @@ void reference(const Tensor& y) {
             type.dequantize_row(w.row(j), wrow.data(), k);
             double sum = 0;
             for (int64_t i0 = 0; i0 < k; ++i0) sum += double(wrow[size_t(i0)]) * element<float>(x, i0, ri);
-            if (plus) sum += element<float>(*plus, j, addend_row(*plus, ri));
+            if (plus) sum += element<float>(*plus, j, repeated(*plus, ri));
             element<float>(y, j, ri) = float(sum);
         }
     });
@@ -66,7 +61,7 @@ void eval_cpu(const Tensor& y, const CpuContext& ctx) {
         ctx.team.barrier();
         for_my_rows(y, ctx.team, [&](RowIndex ri) {
             auto* row = reinterpret_cast<float*>(row_ptr(y, ri));
-            cpu::add(row, reinterpret_cast<const float*>(row_ptr(plus, addend_row(plus, ri))), row, y.ne[0]);
+            cpu::add(row, reinterpret_cast<const float*>(row_ptr(plus, repeated(plus, ri))), row, y.ne[0]);
         });
     }
 }
@@ -79,7 +74,8 @@ OpCost cost(const Tensor& y) {
     const Tensor& w = *y.src[0];
     const double rows = double(y.nrows());
     return {.flops = 2.0 * double(w.ne[0]) * double(w.ne[1]) * rows,
-            .bytes = double(w.nbytes()) + 4.0 * double(w.ne[0]) * rows + double(y.nbytes()) * (y.src.size() > 2 ? 2 : 1)};
+            .bytes = double(w.nbytes()) + 4.0 * double(w.ne[0]) * rows +
+                     double(y.nbytes()) * (y.src.size() > 2 ? 2 : 1)};  // y, and the addend
 }
 
 const OpDef kMatmul{.name = "matmul",
@@ -105,10 +101,9 @@ Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision, Tensor* plus
     if (!plus) return g.add_node(kMatmul, GgmlType::F32, shape, {w, x}, precision);
     check::type("matmul", *plus, GgmlType::F32);
     check::rows_contiguous("matmul", *plus);
-    bool repeats = true;
-    for (int d = 0; d < kMaxDims; ++d) repeats = repeats && plus->ne[d] > 0 && shape[size_t(d)] % plus->ne[d] == 0;
-    check::that(repeats && plus->ne[0] == shape[0], "matmul",
-                "addend " + describe(*plus) + " cannot be repeated over the product's rows of " + std::to_string(shape[0]));
+    check::that(check::repeats_over(shape, *plus) && plus->ne[0] == shape[0], "matmul",
+                "addend " + describe(*plus) + " cannot be repeated over the product's rows of " +
+                    std::to_string(shape[0]));
     return g.add_node(kMatmul, GgmlType::F32, shape, {w, x, plus}, precision);
 }
 

@@ -30,6 +30,10 @@ void for_my_rows(const Tensor& t, const cpu::ThreadTeam& team, F&& f) {
     for (int64_t r = begin; r < end; ++r) f(row_index(t, r));
 }
 
+// The row of b that meets row ri of a tensor b is repeated over (add's second
+// operand, matmul's addend).
+inline RowIndex repeated(const Tensor& b, RowIndex ri) { return {ri.i1 % b.ne[1], ri.i2 % b.ne[2], ri.i3 % b.ne[3]}; }
+
 // Address of row ri of t, and of element i0 of an F32/I32 row.
 inline char* row_ptr(const Tensor& t, RowIndex ri) { return t.row(ri.i1, ri.i2, ri.i3); }
 template <class T>
