@@ -36,6 +36,12 @@ public:
     virtual std::string device_name() const { return {}; }
     // Whether this backend has a kernel for the node's op and types.
     virtual bool supports(const Tensor& node) const = 0;
+    // Whether this backend computes `node` (assigned to it) inside the kernels
+    // of `readers` instead of storing it: an rms_norm inside the matvecs that
+    // read it, say, one dispatch and one barrier less. `readers` are the nodes
+    // that read it directly or through views, all on this backend; nodes the
+    // node reads have been asked first.
+    virtual bool inlines(const Tensor& node, std::span<Tensor* const> readers) const { return false; }
     // Storage for planned tensors (zeroed, 64-byte aligned; host-addressable
     // unless host_addressable() is false).
     virtual std::shared_ptr<void> allocate(size_t bytes);

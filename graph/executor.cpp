@@ -29,6 +29,7 @@ Executor::Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions o
     order(outputs);
     place_nodes();
     insert_transfers();
+    inline_nodes();
     group_by_level();
     plan_storage(outputs);
     if (!options_.dump_dir.empty()) trace_ = std::make_unique<TraceWriter>(options_.dump_dir);
@@ -125,8 +126,46 @@ void Executor::keep_externals_on_one_backend() {
         if (t->is_view() && !t->src[0]->is_leaf()) t->backend = t->src[0]->backend;
 }
 
+namespace {
+
+// The node a view chain shows (t itself when t is no view).
+Tensor* through_views(Tensor* t) {
+    while (t->is_view()) t = t->src[0];
+    return t;
+}
+
+}  // namespace
+
+// Producers first, asks each node's backend whether it computes the node
+// inside the kernels of its readers. Never inlined: outputs, dumped nodes,
+// nodes with ordering edges, and nodes read by another backend.
+void Executor::inline_nodes() {
+    if (!options_.fuse || (!options_.dump_dir.empty() && options_.dump.empty())) return;
+    std::unordered_set<const Tensor*> pinned;
+    for (Tensor* t : outputs_) pinned.insert(through_views(t));
+    for (const std::string& name : options_.dump)
+        if (Tensor* t = graph_.find(name)) pinned.insert(through_views(t));
+    std::unordered_map<const Tensor*, std::vector<Tensor*>> readers;
+    for (Tensor* t : schedule_) {
+        if (t->is_view()) continue;
+        if (!t->after.empty()) pinned.insert(t);
+        for (Tensor* d : t->after) pinned.insert(through_views(d));
+        for (Tensor* s : t->src) {
+            std::vector<Tensor*>& r = readers[through_views(s)];
+            if (std::find(r.begin(), r.end(), t) == r.end()) r.push_back(t);
+        }
+    }
+    for (Tensor* t : schedule_) {
+        if (t->is_view() || pinned.contains(t)) continue;
+        const std::vector<Tensor*>& r = readers[t];
+        const bool one_backend =
+            !r.empty() && std::all_of(r.begin(), r.end(), [&](const Tensor* x) { return x->backend == t->backend; });
+        t->inlined = one_backend && backends_[size_t(t->backend)]->inlines(*t, r);
+    }
+}
+
 // Reorders the schedule by dependency level (the longest chain of computing
-// nodes behind a node), keeping the depth-first order within a level. Nodes
+// nodes behind a node; inlined nodes compute inside their readers), keeping the depth-first order within a level. Nodes
 // of one level are independent, so a device backend runs them without a
 // barrier between them (q, k and v projections); planning storage by level
 // (plan_storage) keeps one level's outputs out of the memory its inputs use,
@@ -136,7 +175,8 @@ void Executor::group_by_level() {
     for (Tensor* t : schedule_) {
         int level = 0;
         auto depend_on = [&](const Tensor* d) {
-            if (auto it = level_.find(d); it != level_.end()) level = std::max(level, it->second + (d->is_view() ? 0 : 1));
+            if (auto it = level_.find(d); it != level_.end())
+                level = std::max(level, it->second + (d->is_view() || d->inlined ? 0 : 1));
         };
         for (const Tensor* d : t->src) depend_on(d);
         for (const Tensor* d : t->after) depend_on(d);
@@ -191,13 +231,21 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     for (size_t i = 0; i < inputs_.size(); ++i)
         inputs_[i]->data = static_cast<char*>(input_storage_.get()) + input_offsets[i];
 
-    // Live intervals of the tensors with storage of their own, in levels.
-    std::unordered_map<const Tensor*, int> last_read;
-    for (const Tensor* t : schedule_)
+    // Live intervals of the tensors with storage of their own, in levels. An
+    // inlined node (or a view) reads its sources at the level of the kernels
+    // that compute it: the last level of its readers, readers coming first
+    // in reverse order.
+    std::unordered_map<const Tensor*, int> last_read, read_at;
+    for (auto it = schedule_.rbegin(); it != schedule_.rend(); ++it) {
+        const Tensor* t = *it;
+        int at = level_.at(t);
+        if ((t->inlined || t->is_view()) && read_at.contains(t)) at = std::max(at, read_at[t]);
         for (const Tensor* s : t->src) {
+            read_at[s] = std::max(read_at[s], at);
             int& last = last_read[s->storage_root()];
-            last = std::max(last, level_.at(t));
+            last = std::max(last, at);
         }
+    }
     const bool dump_all = !options_.dump_dir.empty() && options_.dump.empty();
     for (const std::string& name : options_.dump)
         if (graph_.find(name) == nullptr) throw Error("executor: cannot dump '" + name + "': no such tensor");
@@ -225,7 +273,7 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     std::vector<std::vector<Tensor*>> owners(backends_.size());
     std::unordered_map<const Tensor*, size_t> slot;  // index of an owner in its backend's lists
     for (Tensor* t : schedule_) {
-        if (t->is_view() || t->op->alias_src >= 0 || shared.contains(t)) continue;
+        if (t->is_view() || t->op->alias_src >= 0 || t->inlined || shared.contains(t)) continue;
         const int first = level_.at(t);
         int last = std::max(first, last_read.contains(t) ? last_read[t] : first);
         if (kept(t)) last = INT_MAX;
@@ -255,7 +303,7 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     }
     for (Tensor* t : schedule_) {
         if (t->is_view())
-            t->data = static_cast<char*>(t->src[0]->data) + t->view_offset;
+            t->data = t->src[0]->data ? static_cast<char*>(t->src[0]->data) + t->view_offset : nullptr;  // of an inlined node
         else if (t->op->alias_src >= 0)
             t->data = t->src[size_t(t->op->alias_src)]->data;
     }
@@ -282,7 +330,7 @@ void Executor::run() {
         segment.clear();
     };
     for (Tensor* t : schedule_) {
-        if (t->is_view()) continue;
+        if (t->is_view() || t->inlined) continue;
         if (t->backend != segment_backend) {
             flush();
             segment_backend = t->backend;

@@ -5,7 +5,9 @@
 // that supports it (or to options.place); a transfer node inserted where a
 // node reads another backend's tensor; the schedule grouped into levels of
 // independent nodes; storage of every intermediate planned from liveness in
-// one arena per backend (outputs and dumped nodes are kept).
+// one arena per backend (outputs and dumped nodes are kept). Before levels
+// are made, a backend may inline nodes into the kernels that read them
+// (Backend::inlines; never outputs, dumped nodes, or with options.fuse off).
 // After planning, every tensor's data pointer is fixed: fill the inputs
 // through Tensor::data, then run() as often as needed.
 #pragma once
@@ -32,6 +34,9 @@ struct ExecutorOptions {
     // Overrides the placement of a node: return a backend index, or -1 for the default.
     std::function<int(const Tensor&)> place{};
     bool profile = false;
+    // Let backends inline nodes into their readers' kernels (fewer dispatches
+    // and barriers on a GPU); off, every node runs and can be dumped.
+    bool fuse = true;
     // Non-empty: after each run, the outputs of the nodes named in `dump`
     // (every computed node when `dump` is empty) are written to this directory.
     std::string dump_dir{};
@@ -62,6 +67,7 @@ private:
     void place_nodes();
     void keep_externals_on_one_backend();
     void insert_transfers();
+    void inline_nodes();
     void group_by_level();
     void plan_storage(const std::vector<Tensor*>& outputs);
 

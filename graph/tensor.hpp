@@ -51,6 +51,9 @@ struct Tensor {
     size_t view_offset = 0;  // views: bytes from the start of src[0]'s data
     void* data = nullptr;    // host address, valid while the executor runs (or borrowed)
     int backend = 0;         // index of the backend that computes/stores it (executor's list)
+    // Computed inside the kernels of the nodes that read it (Backend::inlines):
+    // no storage (data stays null), no run and no level of its own.
+    bool inlined = false;
 
     bool is_leaf() const { return op == nullptr; }
     bool is_view() const;

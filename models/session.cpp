@@ -66,7 +66,7 @@ std::unique_ptr<Session::Plan> Session::make_plan(int64_t n_tokens, int64_t n_kv
     auto plan = std::make_unique<Plan>();
     plan->n_kv = n_kv;
     plan->pass = build_decoder_pass(model_, cache_, n_tokens, n_past_, all_logits, options_.activations, n_kv);
-    ExecutorOptions exec_options{.backends = backends_, .profile = options_.profile};
+    ExecutorOptions exec_options{.backends = backends_, .profile = options_.profile, .fuse = options_.fuse};
     if (!trace_dir_.empty()) exec_options.dump_dir = std::exchange(trace_dir_, {});
     plan->exec = std::make_unique<Executor>(plan->pass->graph, std::vector<Tensor*>{plan->pass->logits}, exec_options);
     report_placement(*plan->exec);

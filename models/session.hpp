@@ -32,6 +32,7 @@ struct SessionOptions {
     ActivationPrecision activations = ActivationPrecision::Q16;
     BackendKind backend = BackendKind::Cpu;
     int device = 0;  // Vulkan device index (`tessera devices`)
+    bool fuse = true;  // ExecutorOptions::fuse
 };
 
 class Session {

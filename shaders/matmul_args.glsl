@@ -11,6 +11,17 @@ layout(push_constant) uniform Push {
     // The addend of y = W x + a (matvec only): its layout and the sizes it
     // is repeated from, as add() repeats its second operand.
     uint a_first, a_nb1, a_nb2, a_nb3, a_ne1, a_ne2, a_ne3;
+    // What a matvec fuses (matvec.glsl), one batch of rows then: x's norm
+    // (the gain row at x2_first) or x = silu(x) * x2 (x2's rows x2_nb1 apart);
+    // rope of the rows (n_rot | head_dim << 16); rows stored into a cache's
+    // rows ids[token] (y_first, y_nb1 per cache row, y_nb_head per head, at
+    // most dst_ne1 cache rows).
+    uint x2_first, x2_nb1;
+    float eps;
+    uint pos_first;
+    float freq_scale, log2_rate;
+    uint rot;
+    uint ids_first, dst_ne1, y_nb_head;
 } p;
 
 uint batch_index() { return gl_WorkGroupID.z / p.col_groups; }

@@ -5,6 +5,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "rope.glsl"
 
 layout(constant_id = 1) const bool NEOX = false;
 
@@ -31,10 +32,9 @@ void main() {
     const uint half_rot = p.n_rot / 2;
     if (k < half_rot) {
         const uint a = NEOX ? k : 2 * k, b = NEOX ? k + half_rot : 2 * k + 1;
-        const float theta = float(positions[p.pos_first + token]) * p.freq_scale * exp2(float(k) * p.log2_rate);
-        const float c = cos(theta), s = sin(theta), x0 = x[xr + a], x1 = x[xr + b];
-        y[yr + a] = x0 * c - x1 * s;
-        y[yr + b] = x0 * s + x1 * c;
+        const vec2 r = rope_pair(x[xr + a], x[xr + b], positions[p.pos_first + token], k, p.freq_scale, p.log2_rate);
+        y[yr + a] = r.x;
+        y[yr + b] = r.y;
     } else {
         const uint d = p.n_rot + 2 * (k - half_rot);
         y[yr + d] = x[xr + d];

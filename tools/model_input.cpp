@@ -26,6 +26,9 @@ void add_model_options(CLI::App& cmd, ModelInput& in) {
         ->check(CLI::IsMember({"cpu", "vulkan", "auto"}))
         ->capture_default_str();
     cmd.add_option("--device", in.device, "Vulkan device index (see `tessera devices`)")->capture_default_str();
+    cmd.add_flag("--no-fuse", in.no_fuse,
+                 "Run every graph node on its own (a GPU otherwise computes norms, rope, cache stores and swiglu "
+                 "inside the matvecs that read them), to compare with the fused result");
 }
 
 void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional) {
@@ -92,7 +95,8 @@ model::SessionOptions session_options(const ModelInput& in) {
             .n_threads = in.threads,
             .activations = *parse_activation_precision(in.activations),
             .backend = *parse_backend_kind(in.backend),
-            .device = in.device};
+            .device = in.device,
+            .fuse = !in.no_fuse};
 }
 
 void print_notice(model::Session& session) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "graph/vulkan/kernels/kernels.hpp"
+#include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
 #include "ops/op_def.hpp"
@@ -94,6 +95,10 @@ bool VulkanBackend::supports(const Tensor& node) const {
     for (const Tensor* s : node.src)
         if (s->storage_root()->nbytes() + 256 > max_range) return false;
     return true;
+}
+
+bool VulkanBackend::inlines(const Tensor& node, std::span<Tensor* const> readers) const {
+    return vkk::inlines(node, readers);
 }
 
 void VulkanBackend::register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror) {

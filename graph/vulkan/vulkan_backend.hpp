@@ -40,6 +40,8 @@ public:
     std::string_view name() const override { return "vulkan"; }
     std::string device_name() const override;
     bool supports(const Tensor& node) const override;
+    // Matvec fusions: graph/vulkan/kernels/matvec_fusion.hpp.
+    bool inlines(const Tensor& node, std::span<Tensor* const> readers) const override;
     bool host_addressable() const override { return false; }
     std::shared_ptr<void> allocate(size_t bytes) override;
     std::shared_ptr<void> allocate_shared(size_t bytes) override;

@@ -28,17 +28,34 @@
 //
 // Without it a chunk is one dequant4 (rows are a multiple of 4 values:
 // graph/vulkan/kernels/matmul.cpp).
+//
+// Fused (graph/vulkan/kernels/matvec_fusion.hpp): x may be computed from
+// the loads themselves (PROLOGUE: x's RMS norm, the sum of squares reduced
+// with the dot products and applied to them; or silu(x) * x2), and the
+// rows may be rotated (ROPE: a pair of rows is in one workgroup) and stored
+// into rows of a cache chosen by ids (SCATTER, F32 or F16).
 #include "common.glsl"
 #include "matmul_args.glsl"
+#include "rope.glsl"
 
-layout(constant_id = 1) const uint ROWS = 2;  // rows of W per workgroup
+layout(constant_id = 1) const uint ROWS = 2;  // rows of W per workgroup (even with ROPE)
 layout(constant_id = 2) const uint COLS = 1;  // tokens per workgroup
 layout(constant_id = 3) const bool ADDEND = false;  // y = W x + a
+const uint PLAIN = 0, NORM = 1, NORM_GAIN = 2, SWIGLU = 3;
+layout(constant_id = 4) const uint PROLOGUE = PLAIN;
+layout(constant_id = 5) const bool ROPE = false;
+layout(constant_id = 6) const bool SCATTER = false;
+layout(constant_id = 7) const bool Y_F16 = false;  // SCATTER into an F16 cache
 
 layout(binding = 1, scalar) readonly buffer X { float x[]; };
 layout(binding = 1, scalar) readonly buffer X4 { vec4 x4[]; };  // X again: 16-byte loads when aligned
 layout(binding = 2, scalar) readonly buffer A { float a[]; };  // x again without ADDEND
-layout(binding = 3, scalar) writeonly buffer Y { float y[]; };
+layout(binding = 3, scalar) readonly buffer X2 { float x2[]; };  // the gain or swiglu's up; else x again
+layout(binding = 3, scalar) readonly buffer X24 { vec4 x24[]; };
+layout(binding = 4, scalar) readonly buffer Pos { int positions[]; };  // ROPE; else x again
+layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTER; else x again
+layout(binding = 6, scalar) writeonly buffer Y { float y[]; };
+layout(binding = 6, scalar) writeonly buffer Y16 { float16_t y16[]; };
 
 #ifndef MV_QK
 #define MV_QK 4
@@ -52,15 +69,36 @@ float mv_dot(MvChunk ch, uint j, vec4 x) { return dot(ch.v, x); }
 uint mv_pos(uint c, uint j) { return 0; }
 #endif
 
-// One slot per subgroup for each sum: sized for the worst case, subgroups of one.
-shared float partial[ROWS * COLS * gl_WorkGroupSize.x];
+const bool NORMED = PROLOGUE == NORM || PROLOGUE == NORM_GAIN;
+// One slot per subgroup for each sum (and each token's sum of squares when
+// NORMED): sized for the worst case, subgroups of one.
+shared float partial[(ROWS + 1) * COLS * gl_WorkGroupSize.x];
+shared float totals[ROWS * COLS];  // ROPE: each row's result, for its pair
 
 uint xcol[COLS];
-bool x_aligned;
+bool x_aligned, x2_aligned;
 
 vec4 load_x4(uint c, uint i) {  // x[i..i+3] of token c
     const uint at = xcol[c] + i;
     return x_aligned ? x4[at / 4] : vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
+}
+
+vec4 load_x24(uint c, uint i) {  // x2[i..i+3] of token c (the gain: of every token)
+    const uint at = p.x2_first + c * p.x2_nb1 + i;
+    return x2_aligned ? x24[at / 4] : vec4(x2[at], x2[at + 1], x2[at + 2], x2[at + 3]);
+}
+
+// Row `row` of token c's result.
+void store(uint row, uint c, float v) {
+    if (SCATTER) {
+        const uint dst = uint(ids[p.ids_first + c]), hd = p.rot >> 16;
+        if (dst >= p.dst_ne1) return;  // as set_rows: ids outside the cache write nothing
+        const uint at = p.y_first + dst * p.y_nb1 + row / hd * p.y_nb_head + row % hd;
+        if (Y_F16) y16[at] = float16_t(v);
+        else y[at] = v;
+    } else {
+        y[y_col(c) + row] = v;
+    }
 }
 
 void main() {
@@ -74,10 +112,13 @@ void main() {
         xcol[c] = x_col(min(col0 + c, p.m - 1));
         x_aligned = x_aligned && xcol[c] % 4 == 0;
     }
+    x2_aligned = p.x2_first % 4 == 0 && p.x2_nb1 % 4 == 0;
 
-    float acc[ROWS][COLS];
-    for (uint r = 0; r < ROWS; ++r)
-        for (uint c = 0; c < COLS; ++c) acc[r][c] = 0.0;
+    float acc[ROWS][COLS], squares[COLS];
+    for (uint c = 0; c < COLS; ++c) {
+        squares[c] = 0.0;
+        for (uint r = 0; r < ROWS; ++r) acc[r][c] = 0.0;
+    }
     const uint threads = gl_WorkGroupSize.x, chunks = p.k / MV_QK * MV_CHUNKS;
     for (uint u = gl_LocalInvocationID.x; u < chunks; u += threads) {
         const uint blk = u / MV_CHUNKS, c = u % MV_CHUNKS;
@@ -85,7 +126,13 @@ void main() {
         for (uint r = 0; r < ROWS; ++r) ch[r] = mv_load(wrow[r], blk, c);
         for (uint j = 0; j < MV_PIECES; ++j) {
             vec4 xv[COLS];
-            for (uint t = 0; t < COLS; ++t) xv[t] = load_x4(t, blk * MV_QK + mv_pos(c, j));
+            const uint i = blk * MV_QK + mv_pos(c, j);
+            for (uint t = 0; t < COLS; ++t) {
+                xv[t] = load_x4(t, i);
+                if (NORMED) squares[t] += dot(xv[t], xv[t]);
+                if (PROLOGUE == NORM_GAIN) xv[t] *= load_x24(0, i);
+                if (PROLOGUE == SWIGLU) xv[t] = xv[t] / (1.0 + exp(-xv[t])) * load_x24(t, i);
+            }
             for (uint r = 0; r < ROWS; ++r)
                 for (uint t = 0; t < COLS; ++t) acc[r][t] += mv_dot(ch[r], j, xv[t]);
         }
@@ -96,11 +143,37 @@ void main() {
             const float s = subgroupAdd(acc[r][c]);
             if (subgroupElect()) partial[(r * COLS + c) * gl_NumSubgroups + gl_SubgroupID] = s;
         }
+    if (NORMED)
+        for (uint c = 0; c < COLS; ++c) {
+            const float s = subgroupAdd(squares[c]);
+            if (subgroupElect()) partial[(ROWS * COLS + c) * gl_NumSubgroups + gl_SubgroupID] = s;
+        }
     barrier();
     const uint t = gl_LocalInvocationID.x, r = t / COLS, c = t % COLS;
-    if (t < ROWS * COLS && row0 + r < p.n && col0 + c < p.m) {
-        float sum = 0.0;
+    float sum = 0.0;
+    if (t < ROWS * COLS) {
         for (uint s = 0; s < gl_NumSubgroups; ++s) sum += partial[t * gl_NumSubgroups + s];
-        y[y_col(col0 + c) + row0 + r] = ADDEND ? sum + a[a_col(col0 + c) + row0 + r] : sum;
+        if (NORMED) {
+            float ss = 0.0;
+            for (uint s = 0; s < gl_NumSubgroups; ++s) ss += partial[(ROWS * COLS + c) * gl_NumSubgroups + s];
+            sum *= inversesqrt(ss / float(p.k) + p.eps);
+        }
+    }
+    if (ROPE) {
+        if (t < ROWS * COLS) totals[t] = sum;
+        barrier();
+    }
+    if (t < ROWS * COLS && row0 + r < p.n && col0 + c < p.m) {
+        const uint row = row0 + r, col = col0 + c;
+        if (ADDEND) sum += a[a_col(col) + row];
+        const uint d = ROPE ? row % (p.rot >> 16) : 0;  // the row's dim in its head
+        if (ROPE && d < (p.rot & 0xFFFFu)) {  // dims 2k and 2k + 1 are a pair
+            const float other = totals[(r ^ 1) * COLS + c];
+            const bool first = d % 2 == 0;
+            const vec2 turned = rope_pair(first ? sum : other, first ? other : sum, positions[p.pos_first + col],
+                                          d / 2, p.freq_scale, p.log2_rate);
+            sum = first ? turned.x : turned.y;
+        }
+        store(row, col, sum);
     }
 }

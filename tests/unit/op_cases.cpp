@@ -203,6 +203,44 @@ std::vector<OpCase> op_cases() {
                          return get_rows(table, in(g, "in_ids", {kRows - 2, 1, 1, 1}, GgmlType::I32));
                      }, 0.0});
     }
+    // What the Vulkan backend computes inside a matvec (graph/vulkan/kernels/
+    // matvec_fusion.hpp), for 1 and 3 tokens: x's norm (with or without its
+    // gain), swiglu with an addend, rope of the rows (all or part of a head,
+    // scaled), and the rows, rotated or not, stored into an F16 or F32 cache
+    // as a decoder layer stores k and v.
+    for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::F16}) {
+        if (find_quant_type(type) == nullptr) continue;
+        auto w = [type](Graph& g) { return g.weight("w", type, {256, 64, 1, 1}, weights_of(type, 256, 64).data()); };
+        auto gain = [](Graph& g) { return in(g, "in_g", {256, 1, 1, 1}); };
+        for (int64_t m : {1, 3}) {
+            const std::string of = std::string(ggml_type_traits(type).name) + "_m" + std::to_string(m);
+            v.push_back({"fused_norm_matvec_" + of, [=](Graph& g) {
+                             return matmul(w(g), rms_norm(in(g, "in_x", {256, m, 1, 1}), 1e-5f, gain(g)));
+                         }, 5e-4});
+            v.push_back({"fused_swiglu_matvec_plus_" + of, [=](Graph& g) {
+                             Tensor* ff = swiglu(in(g, "in_a", {256, m, 1, 1}), in(g, "in_b", {256, m, 1, 1}));
+                             return matmul(w(g), ff, ActivationPrecision::Q16, in(g, "in_r", {64, m, 1, 1}));
+                         }, 5e-4});
+            v.push_back({"fused_norm_matvec_rope_" + of, [=](Graph& g) {
+                             Tensor* y = matmul(w(g), rms_norm(in(g, "in_x", {256, m, 1, 1}), 1e-6f));
+                             return rope(reshape(y, {16, 4, m, 1}), positions_from(g, 37, m),
+                                         {.n_rot = 16, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal});
+                         }, 5e-4});
+            v.push_back({"fused_norm_matvec_rope_into_f16_cache_" + of, [=](Graph& g) {
+                             Tensor* pos = positions_from(g, 40, m);
+                             Tensor* y = matmul(w(g), rms_norm(in(g, "in_x", {256, m, 1, 1}), 1e-5f, gain(g)));
+                             Tensor* k = rope(reshape(y, {16, 4, m, 1}), pos,
+                                              {.n_rot = 8, .freq_base = 500000, .freq_scale = 0.5f, .mode = RopeMode::Normal});
+                             return set_rows(filled_f16_cache(g, "kc", {16, 50, 4, 1}), permute(k, {0, 2, 1, 3}), pos);
+                         }, 5e-4});
+            v.push_back({"fused_matvec_into_f32_cache_" + of, [=](Graph& g) {
+                             static std::vector<float> cache(16 * 50 * 4);
+                             Tensor* c = g.external("vc", GgmlType::F32, {16, 50, 4, 1}, cache.data());
+                             Tensor* y = matmul(w(g), in(g, "in_x", {256, m, 1, 1}));
+                             return set_rows(c, permute(reshape(y, {16, 4, m, 1}), {0, 2, 1, 3}), positions_from(g, 7, m));
+                         }, 5e-4});
+        }
+    }
     // A weight view whose first byte (3 rows of 54 bytes in) is no whole
     // number of blocks from an aligned offset.
     if (find_quant_type(GgmlType::Q4_0) != nullptr)

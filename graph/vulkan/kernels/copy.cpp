@@ -2,6 +2,7 @@
 // or F16 destination, one invocation per element. Quantized destinations
 // stay on the CPU.
 #include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 
 namespace tessera::vkk {
@@ -38,7 +39,11 @@ void store(const Tensor& y, const Tensor& src, const Tensor* rows, Recorder& rec
 // copy: src[0] = source, src[1] = destination.
 void record_copy(const Tensor& y, Recorder& rec) { store(y, *y.src[0], nullptr, rec); }
 // set_rows: src[0] = destination, src[1] = rows to write, src[2] = their row ids.
-void record_set_rows(const Tensor& y, Recorder& rec) { store(y, *y.src[1], y.src[2], rec); }
+// Rows of an inlined matmul (or of its inlined rope) are stored by the matvec.
+void record_set_rows(const Tensor& y, Recorder& rec) {
+    if (const auto f = fused_matvec(y)) return record_matvec(*f, rec);
+    store(y, *y.src[1], y.src[2], rec);
+}
 
 }  // namespace
 

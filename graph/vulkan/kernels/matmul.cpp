@@ -2,17 +2,20 @@
 // for a few tokens, for more of shaders/quant/matmul_coopmat.glsl (tensor
 // cores) where the device and the build have it, else of
 // shaders/quant/matmul.glsl (tiled).
+#include <cmath>
+
 #include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 #include "graph/vulkan/kernels/weight_shaders.hpp"
 #include "graph/vulkan/shader_library.hpp"
+#include "ops/norm.hpp"
+#include "ops/rope.hpp"
 
 namespace tessera::vkk {
 
 namespace {
 
-// Up to this many tokens, matvec: it reads W once for all of them.
-constexpr uint32_t kMatvecMaxTokens = 4;
 // Measured on an H200 (token generation, 2-layer Llama-2-7B and TinyLlama
 // models, Q4_0, Q8_0, Q4_K, Q6_K and F16, the types' wide chunks): 128
 // threads and 4 rows per workgroup were best or within 5% of the best of
@@ -31,6 +34,13 @@ struct MatmulPush {  // shaders/matmul_args.glsl
     RowLayout x, y;
     RowLayout a;  // the addend (matvec)
     uint32_t a_ne1 = 1, a_ne2 = 1, a_ne3 = 1;
+    // What a matvec fuses (matvec_fusion.hpp).
+    uint32_t x2_first = 0, x2_nb1 = 0;
+    float eps = 0;
+    uint32_t pos_first = 0;
+    float freq_scale = 0, log2_rate = 0;
+    uint32_t rot = 0;  // n_rot | head_dim << 16
+    uint32_t ids_first = 0, dst_ne1 = 0, y_nb_head = 0;
 };
 
 // The tensor-core kernel's BM x BN tile, WM x WN per subgroup (8 subgroups),
@@ -52,10 +62,9 @@ std::string coopmat_shader(VulkanDevice& device, GgmlType type) {
     return name;
 }
 
-// The push constants of every variant; `cols`: tokens per workgroup.
-MatmulPush matmul_push(const Tensor& y, const BoundTensor& bw, const BoundTensor& bx, const BoundTensor& by,
+// The push constants of every variant for y = W x; `cols`: tokens per workgroup.
+MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx,
                        uint32_t cols) {
-    const Tensor &w = *y.src[0], &x = *y.src[1];
     const uint32_t block = ggml_type_traits(w.type).block_bytes, m = uint32_t(x.ne[1]);
     return {.k = uint32_t(w.ne[0]),
             .n = uint32_t(w.ne[1]),
@@ -64,19 +73,26 @@ MatmulPush matmul_push(const Tensor& y, const BoundTensor& bw, const BoundTensor
             .col_groups = (m + cols - 1) / cols,
             .w_first = bw.first(block),
             .w_nb1 = uint32_t(w.nb[1] / block),
-            .x = row_layout(x, bx, 4),
-            .y = row_layout(y, by, 4)};
+            .x = row_layout(x, bx, 4)};
 }
 
 uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
 
-// Matrix x vector: the addend, if any, is added in the same dispatch.
-void record_matvec(const Tensor& y, Recorder& rec) {
-    const Tensor &w = *y.src[0], &x = *y.src[1];
-    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
+// shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
+enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3 };
+
+}  // namespace
+
+// Matrix x vector, with what it fuses: the addend, x's norm or swiglu, rope
+// and the store into a cache.
+void record_matvec(const FusedMatvec& f, Recorder& rec) {
+    const Tensor &mm = *f.matmul, &w = *mm.src[0], &out = f.out();
+    const Tensor& x = f.norm ? *f.norm->src[0] : f.swiglu ? *f.swiglu->src[0] : *mm.src[1];
+    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(out);
     const uint32_t cols = uint32_t(x.ne[1]);
-    MatmulPush push = matmul_push(y, bw, bx, by, cols);
-    const Tensor* addend = y.src.size() > 2 ? y.src[2] : nullptr;
+    MatmulPush push = matmul_push(w, x, bw, bx, cols);
+    push.y = row_layout(f.rope ? *f.matmul : out, by, 4);  // a rope's rows are the product's
+    const Tensor* addend = mm.src.size() > 2 ? mm.src[2] : nullptr;
     const BoundTensor ba = addend ? rec.bind(*addend) : bx;
     if (addend) {
         push.a = row_layout(*addend, ba, 4);
@@ -84,10 +100,48 @@ void record_matvec(const Tensor& y, Recorder& rec) {
         push.a_ne2 = uint32_t(addend->ne[2]);
         push.a_ne3 = uint32_t(addend->ne[3]);
     }
+    Prologue prologue = Prologue::Plain;
+    BoundTensor bx2 = bx;
+    if (f.norm) {
+        const bool gain = f.norm->src.size() > 1;
+        prologue = gain ? Prologue::NormGain : Prologue::Norm;
+        push.eps = f.norm->param<RmsNormParams>().eps;
+        if (gain) bx2 = rec.bind(*f.norm->src[1]);
+        push.x2_first = bx2.first(4);
+    } else if (f.swiglu) {
+        const Tensor& up = *f.swiglu->src[1];
+        prologue = Prologue::Swiglu;
+        bx2 = rec.bind(up);
+        push.x2_first = bx2.first(4);
+        push.x2_nb1 = uint32_t(up.nb[1] / 4);
+    }
+    BoundTensor bpos = bx, bids = bx;
+    push.rot = uint32_t(f.head_dim) << 16;
+    if (f.rope) {
+        const RopeParams& rp = f.rope->param<RopeParams>();
+        bpos = rec.bind(*f.rope->src[1]);
+        push.pos_first = bpos.first(4);
+        push.freq_scale = rp.freq_scale;
+        push.log2_rate = float(-2.0 * std::log2(double(rp.freq_base)) / rp.n_rot);
+        push.rot |= uint32_t(rp.n_rot);
+    }
+    const bool f16 = f.store && f.store->type == GgmlType::F16;
+    if (f.store) {  // y: the cache, [head_dim, cache rows, heads]
+        const uint32_t elem = f16 ? 2 : 4;
+        bids = rec.bind(*f.store->src[2]);
+        push.ids_first = bids.first(4);
+        push.y = row_layout(out, by, elem);
+        push.y_nb_head = uint32_t(out.nb[2] / elem);
+        push.dst_ne1 = uint32_t(out.ne[1]);
+    }
     rec.dispatch(weight_shader("matvec", w.type),
-                 {kMatvecGroup, kMatvecRows, cols, uint32_t(addend != nullptr)}, {bw, bx, ba}, {by},
-                 push, groups_of(push.n, kMatvecRows), push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
+                 {kMatvecGroup, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
+                  uint32_t(f.store != nullptr), uint32_t(f16)},
+                 {bw, bx, ba, bx2, bpos, bids}, {by}, push, groups_of(push.n, kMatvecRows),
+                 push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
 }
+
+namespace {
 
 // Matrix x matrix: tensor cores where the device and the build have them,
 // else the tiled kernel; neither adds the addend, an add after them does
@@ -96,14 +150,19 @@ void record_matmul(const Tensor& y, Recorder& rec) {
     const Tensor &w = *y.src[0], &x = *y.src[1];
     const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
     const uint32_t batches = uint32_t(x.ne[2] * x.ne[3]);
+    auto matmul_push = [&](uint32_t cols) {
+        MatmulPush push = vkk::matmul_push(w, x, bw, bx, cols);
+        push.y = row_layout(y, by, 4);
+        return push;
+    };
     if (const std::string shader = coopmat_shader(rec.device(), w.type); !shader.empty()) {
-        const MatmulPush push = matmul_push(y, bw, bx, by, kCoopBN);
+        const MatmulPush push = matmul_push(kCoopBN);
         const CoopmatShape& s = rec.device().coopmat();
         const uint32_t group = (kCoopBM / kCoopWM) * (kCoopBN / kCoopWN) * rec.device().info().subgroup_size;
         rec.dispatch(shader, {group, kCoopBM, kCoopBN, kCoopBK, kCoopWM, kCoopWN, s.m, s.n, s.k}, {bw, bx}, {by},
                      push, groups_of(push.n, kCoopBM), push.col_groups * batches);
     } else {
-        const MatmulPush push = matmul_push(y, bw, bx, by, kBN);
+        const MatmulPush push = matmul_push(kBN);
         rec.dispatch(weight_shader("matmul", w.type), {kTileGroup, kBM, kBN, kBK, kTM, kTN}, {bw, bx}, {by}, push,
                      groups_of(push.n, kBM), push.col_groups * batches);
     }
@@ -120,7 +179,7 @@ bool supports(const Tensor& y) {
 
 void record(const Tensor& y, Recorder& rec) {
     if (y.src[1]->ne[1] <= kMatvecMaxTokens)
-        record_matvec(y, rec);
+        record_matvec(*fused_matvec(y), rec);
     else
         record_matmul(y, rec);
 }

@@ -1,6 +1,7 @@
 // rope (shaders/rope.comp): one invocation per pair of dims of a head.
 #include <cmath>
 
+#include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 #include "ops/rope.hpp"
 
@@ -21,6 +22,7 @@ struct Push {
 bool supports(const Tensor&) { return true; }  // every rope: F32 [head_dim, n_head, n_tokens]
 
 void record(const Tensor& y, Recorder& rec) {
+    if (const auto f = fused_matvec(y)) return record_matvec(*f, rec);  // of an inlined matmul
     const Tensor &x = *y.src[0], &pos = *y.src[1];
     const RopeParams& rp = y.param<RopeParams>();
     const BoundTensor bx = rec.bind(x), bpos = rec.bind(pos), by = rec.bind(y);

@@ -1,0 +1,50 @@
+// The nodes the Vulkan backend computes inside a matvec (VulkanBackend::
+// inlines), so that for a few tokens (token generation) a Llama layer's
+//   rms_norm -> q, k, v matvecs -> rope of q and k -> k and v into the cache
+//   rms_norm -> gate, up matvecs -> swiglu -> down matvec
+// is one dispatch per matvec and 5 levels instead of 10:
+//   - an rms_norm (or swiglu) read only by matvecs is computed by each of
+//     them from its own loads of x (shaders/quant/matvec.glsl, PROLOGUE);
+//   - a matvec read only by a rope (normal mode: a pair of dims is two
+//     neighbouring rows), or by a set_rows through a reshape to heads and
+//     a permute, is recorded by that node with the rotation and the store
+//     applied to its rows, and so is a rope read only by such a set_rows.
+// Every fused node keeps its op's meaning: the graph, its scalar reference
+// and the CPU are unchanged, and turning fusion off (ExecutorOptions::fuse)
+// runs each node on its own.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "graph/tensor.hpp"
+#include "graph/vulkan/recorder.hpp"
+
+namespace tessera::vkk {
+
+// Up to this many tokens a matmul is a matvec: it reads W once for all of them.
+constexpr int64_t kMatvecMaxTokens = 4;
+
+struct FusedMatvec {
+    const Tensor* matmul = nullptr;  // y = W x (+ its addend)
+    const Tensor* norm = nullptr;    // x is this rms_norm of x0 (inlined)
+    const Tensor* swiglu = nullptr;  // x is this swiglu (inlined)
+    const Tensor* rope = nullptr;    // the rows rotated by this rope
+    const Tensor* store = nullptr;   // the rows stored by this set_rows
+    int64_t head_dim = 0;            // with rope or store: rows per head
+
+    // What the dispatch writes.
+    const Tensor& out() const { return store ? *store : rope ? *rope : *matmul; }
+};
+
+bool inlines(const Tensor& node, std::span<Tensor* const> readers);
+
+// The matvec that records `node`: a matmul of at most kMatvecMaxTokens
+// tokens, or a rope or set_rows whose matmul is inlined; nullopt otherwise.
+std::optional<FusedMatvec> fused_matvec(const Tensor& node);
+
+// Records f as one dispatch (matmul.cpp).
+void record_matvec(const FusedMatvec& f, Recorder& rec);
+
+}  // namespace tessera::vkk

@@ -1,0 +1,9 @@
+// The rotation of one pair of dims (ops/rope.hpp), shared by rope.comp and
+// the matvec that applies rope to its rows (shaders/quant/matvec.glsl): pair
+// k turns by pos * freq_scale * freq_base^(-2k/n_rot), with log2_rate =
+// -2 log2(freq_base) / n_rot. Returns the pair (x0, x1) rotated.
+vec2 rope_pair(float x0, float x1, int pos, uint k, float freq_scale, float log2_rate) {
+    const float theta = float(pos) * freq_scale * exp2(float(k) * log2_rate);
+    const float c = cos(theta), s = sin(theta);
+    return vec2(x0 * c - x1 * s, x0 * s + x1 * c);
+}
