@@ -140,6 +140,7 @@ Tensor* through_views(Tensor* t) {
 // inside the kernels of its readers. Never inlined: outputs, dumped nodes,
 // nodes with ordering edges, and nodes read by another backend.
 void Executor::inline_nodes() {
+    for (Tensor* t : schedule_) t->inlined = false;  // another executor's choice
     if (!options_.fuse || (!options_.dump_dir.empty() && options_.dump.empty())) return;
     std::unordered_set<const Tensor*> pinned;
     for (Tensor* t : outputs_) pinned.insert(through_views(t));
@@ -165,9 +166,10 @@ void Executor::inline_nodes() {
 }
 
 // Reorders the schedule by dependency level (the longest chain of computing
-// nodes behind a node; inlined nodes compute inside their readers), keeping the depth-first order within a level. Nodes
-// of one level are independent, so a device backend runs them without a
-// barrier between them (q, k and v projections); planning storage by level
+// nodes behind a node; an inlined node computes inside its readers, so it
+// adds none), keeping the depth-first order within a level. Nodes of one
+// level are independent, so a device backend runs them without a barrier
+// between them (q, k and v projections); planning storage by level
 // (plan_storage) keeps one level's outputs out of the memory its inputs use,
 // which would otherwise need a barrier too.
 void Executor::group_by_level() {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -187,6 +188,77 @@ TEST(Executor, ProfileListsEveryComputedNode) {
     exec.profile().print(table);
     EXPECT_NE(table.str().find("attention"), std::string::npos);
     EXPECT_NE(table.str().find("GB/s"), std::string::npos);
+}
+
+// A backend that runs silu (and transfers) and computes a silu whose name
+// starts with "f" inside its readers, from its source.
+class SiluInliningBackend final : public Backend {
+public:
+    std::string_view name() const override { return "silu-inlining"; }
+    bool supports(const Tensor& node) const override { return node.op->name == "silu"; }
+    bool inlines(const Tensor& node, std::span<Tensor* const>) const override { return node.name.starts_with("f"); }
+    void run(std::span<Tensor* const> nodes, void*, const NodeDone& done) override {
+        for (Tensor* t : nodes) {
+            EXPECT_FALSE(t->inlined) << t->name << " is inlined but was run";
+            for (int64_t i = 0; i < t->nelements(); ++i) static_cast<float*>(t->data)[i] = value(*t, i);
+            if (done) done(*t, 0.0);
+        }
+    }
+
+private:
+    // Element i of node t (a silu, or the executor's transfer: a copy).
+    static float value(const Tensor& t, int64_t i) {
+        const Tensor& src = *t.src[0];
+        const float v = src.inlined ? value(src, i) : static_cast<const float*>(src.data)[i];
+        return t.op->name == "transfer" ? v : float(double(v) / (1.0 + std::exp(-double(v))));
+    }
+};
+
+// x -> s0 -> f1 -> f2 -> s3 -> f4 (output): f1 and f2 are computed inside
+// s3 and get no storage; an output, a dumped node or a node another backend
+// reads is never inlined; fuse = false turns inlining off.
+TEST(Executor, InlinedNodesRunInsideTheirReaders) {
+    Graph g;
+    Tensor* x = g.input("x", GgmlType::F32, {256, 2, 1, 1});
+    std::vector<Tensor*> chain{x};
+    for (const char* name : {"s0", "f1", "f2", "s3", "f4"}) chain.push_back(g.name(silu(chain.back()), name));
+    auto inlined = [&] {
+        std::string names;
+        for (Tensor* t : chain) names += t->inlined ? t->name + " " : "";
+        return names;
+    };
+    const auto backend = std::make_shared<SiluInliningBackend>();
+    const std::vector<float> input = test::random_floats(512, 5);
+    std::vector<float> expected = input;
+    for (int i = 0; i < 5; ++i)
+        for (float& v : expected) v = float(double(v) / (1.0 + std::exp(-double(v))));
+    {
+        Executor exec(g, {chain.back()}, {.backends = {backend}});
+        EXPECT_EQ(inlined(), "f1 f2 ");
+        EXPECT_EQ(chain[2]->data, nullptr);
+        EXPECT_LE(exec.peak_activation_bytes(), 2 * 512 * 4u);  // s0, s3 or f4
+        test::fill(x, input);
+        exec.run();
+        EXPECT_LE(test::nmse(expected, test::f32_values(*chain.back())), 1e-12);
+    }
+    {
+        Executor exec(g, {chain.back()}, {.backends = {backend}, .fuse = false});
+        EXPECT_EQ(inlined(), "");
+    }
+    {
+        Executor exec(g, {chain.back()}, {.backends = {backend}, .dump_dir = testing::TempDir(), .dump = {"f2"}});
+        EXPECT_EQ(inlined(), "f1 ");
+    }
+    {
+        // s3 on the reference backend: f2 is read through a transfer.
+        ExecutorOptions options{.backends = {backend, std::make_shared<ReferenceBackend>()},
+                                .place = [](const Tensor& t) { return t.name == "s3" ? 1 : 0; }};
+        Executor exec(g, {chain.back()}, options);
+        EXPECT_EQ(inlined(), "f1 ");
+        test::fill(x, input);
+        exec.run();
+        EXPECT_LE(test::nmse(expected, test::f32_values(*chain.back())), 1e-12);
+    }
 }
 
 TEST(Executor, KernelErrorsSurfaceAsExceptions) {
