@@ -167,7 +167,8 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
     // Several blocks: past one 1024-value segment of the driver and not a multiple of 64 values.
     const int64_t several = E == 1 ? 1100 : E == 32 ? 35 : 5;
     const std::vector<Shape> shapes = {
-        {1, 1, 1, false},       {3, several, 1, true},  {17, 1, 2, true},      {67, several, 5, false},
+        {1, 1, 1, false},       {3, several, 1, true},  {67, several, 1, false}, {40, 1, 1, true},
+        {17, 1, 2, true},       {67, several, 5, false},
         {17, several, 13, true}, {3, 1, 64, false},      {67, several, 64, true}, {5, several, 70, true},
     };
     double worst_rounded = 0.0, worst_exact_q8 = 0.0, worst_exact_q16 = 0.0;

@@ -54,10 +54,12 @@ struct Stream {
         }
     }
 
-    // y[r] = dot(row r, the activation row), rows at w + r * stride, r < R.
-    // The rows R further on are prefetched (the next call's).
+    // y[r * y_stride] = dot(row r, the activation row), rows at w + r * stride,
+    // r < R. The lines `ahead` bytes past each row are prefetched (the next
+    // call's rows).
     template <int R>
-    static void rows(const Layout& layout, uint8_t* act, const char* w, size_t stride, float* y) {
+    static void rows(const Layout& layout, uint8_t* act, const char* w, size_t stride, size_t ahead, float* y,
+                     int64_t y_stride) {
         const int64_t row_blocks = layout.k / T::block_elems, spans = layout.padded / S::kValues;
         const Block* row[R];
         for (int r = 0; r < R; ++r) row[r] = reinterpret_cast<const Block*>(w + r * stride);
@@ -69,14 +71,14 @@ struct Stream {
         const Block* b[R];
         for (int64_t s = 0; s < whole; ++s) {
             for (int r = 0; r < R; ++r) b[r] = row[r] + s * S::kBlocks;
-            span<R>(layout, act, s, b, R * stride, acc);
+            span<R>(layout, act, s, b, ahead, acc);
         }
         if (whole < spans) {
             S tail[R];
             for (int r = 0; r < R; ++r) b[r] = tail[r].padded(row[r], whole, row_blocks);
             span<R>(layout, act, whole, b, 0, acc);
         }
-        for (int r = 0; r < R; ++r) y[r] = Ops::sum(acc[r]);
+        for (int r = 0; r < R; ++r) y[r * y_stride] = Ops::sum(acc[r]);
     }
 };
 
