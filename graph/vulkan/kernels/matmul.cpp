@@ -2,11 +2,10 @@
 // for a few tokens, for more of shaders/quant/matmul_coopmat.glsl (tensor
 // cores) where the device and the build have it, else of
 // shaders/quant/matmul.glsl (tiled).
-#include <cmath>
-
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
+#include "graph/vulkan/kernels/rope_args.hpp"
 #include "graph/vulkan/kernels/weight_shaders.hpp"
 #include "graph/vulkan/shader_library.hpp"
 #include "ops/norm.hpp"
@@ -122,7 +121,7 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         bpos = rec.bind(*f.rope->src[1]);
         push.pos_first = bpos.first(4);
         push.freq_scale = rp.freq_scale;
-        push.log2_rate = float(-2.0 * std::log2(double(rp.freq_base)) / rp.n_rot);
+        push.log2_rate = rope_log2_rate(rp);
         push.rot |= uint32_t(rp.n_rot);
     }
     const bool f16 = f.store && f.store->type == GgmlType::F16;
@@ -178,8 +177,8 @@ bool supports(const Tensor& y) {
 }
 
 void record(const Tensor& y, Recorder& rec) {
-    if (y.src[1]->ne[1] <= kMatvecMaxTokens)
-        record_matvec(*fused_matvec(y), rec);
+    if (const auto f = fused_matvec(y))  // few tokens
+        record_matvec(*f, rec);
     else
         record_matmul(y, rec);
 }

@@ -1,8 +1,7 @@
 // rope (shaders/rope.comp): one invocation per pair of dims of a head.
-#include <cmath>
-
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
+#include "graph/vulkan/kernels/rope_args.hpp"
 #include "ops/rope.hpp"
 
 namespace tessera::vkk {
@@ -41,7 +40,7 @@ void record(const Tensor& y, Recorder& rec) {
                     uint32_t(y.nb[2] / 4),
                     bpos.first(4),
                     rp.freq_scale,
-                    float(-2.0 * std::log2(double(rp.freq_base)) / rp.n_rot)};
+                    rope_log2_rate(rp)};
     rec.dispatch("rope", {kGroup, uint32_t(rp.mode == RopeMode::Neox)}, {bx, bpos}, {by}, push,
                  (total + kGroup - 1) / kGroup);
 }
