@@ -1,17 +1,20 @@
 // CPU matmul at TinyLlama's shapes with bench_threads() threads (2 unless TESSERA_BENCH_THREADS says),
 // all calls inside one OpenMP parallel region, as the executor runs ops.
 //   BM_Matvec/<type>/<k>/<n>: one token. Rotates through copies of the matrix
-//     totalling >= 256 MiB so that they come from DRAM; reports the weight bytes
-//     read per second and their fraction of the STREAM read bandwidth.
+//     totalling >= 256 MiB so that they come from DRAM, alternating with STREAM
+//     reads of the same bytes; reports the weight bytes read per second
+//     (GB/s), the STREAM rate beside it and their ratio (of_stream), and the
+//     time of one call (us/call). An iteration is one pass over the copies.
 //   BM_MatvecHot/<type>/<k>/<n>: one token, one matrix that stays in cache
 //     (n = 256: L2; n = 1024: L2 or L3): the kernel's compute ceiling, in
-//     weight bytes per second; the difference of the two times is the cost
+//     weight bytes per second; the difference of the two us/call is the cost
 //     of 768 rows without the call's fixed part (activations, barriers).
 //   BM_Matmul/<type>/<k>/<n>: 512 tokens; reports GFLOP/s (2*n*k*m per call).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -67,27 +70,56 @@ void run_calls(benchmark::State& state, cpu::MatmulArgs args, void* work, Next n
     }
 }
 
-// One token; the weights rotate through copies totalling >= min_bytes.
+// Seconds of `calls` matmul calls on one team, the weights of call c at
+// w + (c % copies) * bytes.
+double timed_calls(cpu::MatmulArgs args, void* work, const uint8_t* w, size_t bytes, size_t copies, size_t calls) {
+    const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(bench_threads())
+    {
+        const cpu::ThreadTeam team{omp_get_thread_num(), omp_get_num_threads()};
+        cpu::MatmulArgs a = args;
+        for (size_t c = 0; c < calls; ++c) {
+            a.w = w + c % copies * bytes;
+            cpu::matmul(a, work, team);
+#pragma omp barrier
+        }
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One token. BM_Matvec: each iteration is one pass of matvecs over copies of
+// the matrix totalling >= 256 MiB (so they come from DRAM), then one STREAM
+// read of those same bytes; of_stream is the ratio of the two rates. Pairing
+// them this way keeps the ratio steady on a machine whose bandwidth changes
+// from one second to the next (a VM with neighbours). BM_MatvecHot: one
+// matrix that stays in cache, against the STREAM figure of BM_StreamRead.
 void matvec(benchmark::State& state, GgmlType id, ActivationPrecision act, size_t min_bytes) {
     const QuantTypeEntry& type = *find_quant_type(id);
     const int64_t k = state.range(0), n = state.range(1);
     const size_t bytes = size_t(n) * type.row_bytes(k);
     const size_t copies = std::max<size_t>(1, (min_bytes + bytes - 1) / bytes);
+    const bool paired = min_bytes > 0;
+    const size_t calls = paired ? copies : std::max<size_t>(1, (size_t(64) << 20) / bytes);
     const Buffer w = weight_copies(type, n, k, copies);
     const std::vector<float> x = random_floats(size_t(k), 2);
     std::vector<float> y(static_cast<size_t>(n));
-    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, 1, act));
-    cpu::MatmulArgs args{id, nullptr, type.row_bytes(k), x.data(), 0, y.data(), 0, n, k, 1, act};
-    size_t c = 0;
-    run_calls(state, args, work.get(), [&](cpu::MatmulArgs& a) {
-        a.w = w.get() + c * bytes;
-        c = c + 1 == copies ? 0 : c + 1;
-    });
+    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, 1, act, bench_threads()));
+    const cpu::MatmulArgs args{id, nullptr, type.row_bytes(k), x.data(), 0, y.data(), 0, n, k, 1, act};
+    double matvec_seconds = 0.0, stream_rate_sum = 0.0;
+    for (auto _ : state) {
+        const double seconds = timed_calls(args, work.get(), w.get(), bytes, copies, calls);
+        state.SetIterationTime(seconds);
+        matvec_seconds += seconds;
+        if (paired)
+            stream_rate_sum += read_bandwidth(reinterpret_cast<const float*>(w.get()), bytes * copies, bench_threads());
+    }
     benchmark::DoNotOptimize(y.data());
-    const double rate = double(bytes) * double(state.iterations());
-    state.counters["GB/s"] = benchmark::Counter(rate / 1e9, benchmark::Counter::kIsRate);
-    state.counters["of_stream"] =
-        benchmark::Counter(rate / stream_read_bytes_per_second(), benchmark::Counter::kIsRate);
+    const double rate = double(bytes * calls) * double(state.iterations()) / matvec_seconds;
+    const double stream = paired ? stream_rate_sum / double(state.iterations()) : stream_read_bytes_per_second();
+    state.counters["GB/s"] = benchmark::Counter(rate / 1e9);
+    state.counters["stream_GB/s"] = benchmark::Counter(stream / 1e9);
+    state.counters["of_stream"] = benchmark::Counter(rate / stream);
+    state.counters["us/call"] = benchmark::Counter(matvec_seconds / double(calls * state.iterations()) * 1e6);
 }
 
 void BM_Matvec(benchmark::State& state, GgmlType id, ActivationPrecision act) {
@@ -101,7 +133,7 @@ void BM_Matmul(benchmark::State& state, GgmlType id, ActivationPrecision act) {
     const Buffer w = weight_copies(type, n, k, 1);
     const std::vector<float> x = random_floats(size_t(m * k), 2);
     std::vector<float> y(size_t(m * n));
-    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m, act));
+    const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m, act, bench_threads()));
     const cpu::MatmulArgs args{id, w.get(), type.row_bytes(k), x.data(), size_t(k) * 4, y.data(), size_t(n) * 4,
                                n, k, m, act};
     run_calls(state, args, work.get(), [](cpu::MatmulArgs&) {});
@@ -124,15 +156,15 @@ const int registered = [] {
                 std::string(ggml_type_traits(id).name) + (act == ActivationPrecision::Q16 ? "/q16" : "");
             benchmark::RegisterBenchmark(("BM_Matvec/" + name).c_str(), BM_Matvec, id, act)
                 ->Apply(tinyllama_shapes)
-                ->UseRealTime()
-                ->Unit(benchmark::kMicrosecond)
+                ->UseManualTime()
+                ->Unit(benchmark::kMillisecond)
                 ->MinTime(0.3);
             benchmark::RegisterBenchmark(("BM_MatvecHot/" + name).c_str(), BM_MatvecHot, id, act)
                 ->Args({2048, 256})
                 ->Args({2048, 1024})
                 ->ArgNames({"k", "n"})
-                ->UseRealTime()
-                ->Unit(benchmark::kMicrosecond)
+                ->UseManualTime()
+                ->Unit(benchmark::kMillisecond)
                 ->MinTime(0.3);
             benchmark::RegisterBenchmark(("BM_Matmul/" + name).c_str(), BM_Matmul, id, act)
                 ->Args({2048, 2048})

@@ -9,7 +9,7 @@ namespace tessera::bench {
 int bench_threads();
 
 // Bytes per second `threads` threads read from a buffer of `bytes` (each
-// thread sums its half with independent vector accumulators).
+// thread sums its share as four ascending streams, see stream_read.cpp).
 double read_bandwidth(const float* data, size_t bytes, int threads);
 
 // read_bandwidth over a fresh 512 MiB buffer with bench_threads() threads, measured once.

@@ -66,8 +66,8 @@ void eval_cpu(const Tensor& y, const CpuContext& ctx) {
     }
 }
 
-size_t work_bytes(const Tensor& y, int) {
-    return cpu::matmul_work_bytes(y.src[0]->type, y.src[0]->ne[0], y.ne[1], y.param<ActivationPrecision>());
+size_t work_bytes(const Tensor& y, int n_threads) {
+    return cpu::matmul_work_bytes(y.src[0]->type, y.src[0]->ne[0], y.ne[1], y.param<ActivationPrecision>(), n_threads);
 }
 
 OpCost cost(const Tensor& y) {

@@ -2,6 +2,7 @@
 // Compiled without arch flags, like entry_points.cpp.
 #include "kernels/cpu/matmul.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "kernels/cpu/matmul/driver.hpp"
@@ -12,7 +13,7 @@ namespace tessera::cpu {
 namespace {
 
 // The work bytes of the type's activation layout, or an Error.
-size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecision activations) {
+size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecision activations, int n_threads) {
     size_t bytes = 0;
     bool found = false;
     EnabledQuantTypes::for_each([&]<class T>() {
@@ -24,10 +25,11 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecisi
                             std::string(T::name) + "'s block size " + std::to_string(T::block_elems) +
                             " (m = " + std::to_string(m) + ")");
             using matmul_detail::ActivationLayout;
+            const size_t rows = size_t(m == 1 ? std::max(n_threads, 1) : m);  // one token: a copy per thread
             if (activations == ActivationPrecision::Q8)
-                bytes = size_t(m) * ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes;
+                bytes = rows * ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes;
             else if (m < kQ16GemmMinTokens)  // more tokens read x as it is (packed_gemm.hpp)
-                bytes = size_t(m) * ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
+                bytes = rows * ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
         }
     });
     if (!found) {
@@ -48,8 +50,8 @@ bool matmul_supports(GgmlType weight_type) {
     return found;
 }
 
-size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations) {
-    return checked_work_bytes(weight_type, k, m, activations);
+size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations, int n_threads) {
+    return checked_work_bytes(weight_type, k, m, activations, n_threads);
 }
 
 void MatmulKernel::operator()(simd::Scalar, const MatmulArgs& a, void* work, const ThreadTeam& team) const {
@@ -57,7 +59,7 @@ void MatmulKernel::operator()(simd::Scalar, const MatmulArgs& a, void* work, con
 }
 
 void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team) {
-    checked_work_bytes(a.weight_type, a.k, a.m, a.activations);
+    checked_work_bytes(a.weight_type, a.k, a.m, a.activations, team.nth);
     static auto kernel = xsimd::dispatch<simd::CpuArchs>(MatmulKernel{});
     kernel(a, work, team);
 }

@@ -35,10 +35,11 @@ struct MatmulArgs {
 // except the activation-only Q8_1 and Q8_K).
 bool matmul_supports(GgmlType weight_type);
 
-// Bytes of `work` matmul needs: the m activation rows converted to the weight
-// type's dot type, shared by the team. Throws an Error for an unsupported
-// type or a k that is not a multiple of the type's block size.
-size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations = ActivationPrecision::Q8);
+// Bytes of `work` matmul needs on a team of n_threads: the m activation rows
+// converted to the weight type's dot type, shared by the team (one copy per
+// thread for m = 1). Throws an Error for an unsupported type or a k that is
+// not a multiple of the type's block size.
+size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations, int n_threads);
 
 // y = x W^T. Every thread of the team calls it with the same arguments and a
 // `work` of matmul_work_bytes (64-byte aligned). The team first converts the

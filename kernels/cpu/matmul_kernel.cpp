@@ -1,9 +1,4 @@
-// GCC 12's AVX-512 intrinsics pass self-initialized "undefined" vectors to their
-// masked builtins, which -W(maybe-)uninitialized reports wherever they inline.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#include "kernels/cpu/avx512_intrinsics_warning.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul/driver.hpp"
 

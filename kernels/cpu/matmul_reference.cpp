@@ -61,11 +61,11 @@ void matmul_reference_q16(const MatmulArgs& a) {
     if (a.k % matmul_detail::kQ16Block != 0)
         throw Error("matmul_reference_q16: k = " + std::to_string(a.k) + " is not a multiple of 32");
     std::vector<float> rounded(size_t(a.m * a.k));
-    matmul_detail::Q16Block b;
+    int32_t q[matmul_detail::kQ16Block];
     for (int64_t i = 0; i < a.m; ++i)
         for (int64_t l = 0; l < a.k; l += matmul_detail::kQ16Block) {
-            matmul_detail::quantize_q16(x_row(a, i) + l, b);
-            for (int64_t e = 0; e < matmul_detail::kQ16Block; ++e) rounded[size_t(i * a.k + l + e)] = b.d * float(b.v[e]);
+            const float d = matmul_detail::quantize_q16(x_row(a, i) + l, q);
+            for (int64_t e = 0; e < matmul_detail::kQ16Block; ++e) rounded[size_t(i * a.k + l + e)] = d * float(q[e]);
         }
     MatmulArgs exact = a;
     exact.x = rounded.data();

@@ -160,7 +160,7 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
     using T = TypeParam;
     if (!cpu::matmul_supports(T::id)) {
         EXPECT_TRUE(T::id == GgmlType::Q8_1 || T::id == GgmlType::Q8_K) << T::name;
-        EXPECT_THROW(cpu::matmul_work_bytes(T::id, int64_t(T::block_elems), 1), Error);
+        EXPECT_THROW(cpu::matmul_work_bytes(T::id, int64_t(T::block_elems), 1, ActivationPrecision::Q8, 1), Error);
         GTEST_SKIP() << T::name << " is an activation-only type";
     }
     constexpr int64_t E = T::block_elems;
@@ -197,9 +197,9 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
             args.y = y_exact.data();
             cpu::matmul_reference_exact(args);
 
-            const size_t work_bytes = cpu::matmul_work_bytes(T::id, k, s.m, activations);
             const std::string mode = q16 ? " Q16" : " Q8";
             for (int threads : {1, 2, 3}) {
+                const size_t work_bytes = cpu::matmul_work_bytes(T::id, k, s.m, activations, threads);
                 std::vector<float> y(y_rounded.size(), 0.0f);
                 args.y = y.data();
                 void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
@@ -225,6 +225,7 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
             auto check_arch = [&]<class Arch>(Arch arch) {
                 std::vector<float> y(y_rounded.size(), 0.0f);
                 args.y = y.data();
+                const size_t work_bytes = cpu::matmul_work_bytes(T::id, k, s.m, activations, 2);
                 void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
 #pragma omp parallel num_threads(2)
                 cpu::MatmulKernel{}(arch, args, work, cpu::ThreadTeam{omp_get_thread_num(), 2});
@@ -244,10 +245,10 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
 }
 
 TEST(Matmul, RejectsBadArguments) {
-    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType::Q4_0, 48, 1), Error);
-    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType::Q4_K, 0, 1), Error);
+    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType::Q4_0, 48, 1, ActivationPrecision::Q8, 1), Error);
+    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType::Q4_K, 0, 1, ActivationPrecision::Q8, 1), Error);
     EXPECT_FALSE(cpu::matmul_supports(GgmlType(9999)));
-    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType(9999), 32, 1), Error);
+    EXPECT_THROW(cpu::matmul_work_bytes(GgmlType(9999), 32, 1, ActivationPrecision::Q8, 1), Error);
 }
 
 }  // namespace

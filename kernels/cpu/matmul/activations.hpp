@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "kernels/cpu/matmul.hpp"
+#include "kernels/cpu/matmul/activation_ops.hpp"
 #include "kernels/cpu/matmul/unpack.hpp"
 #include "kernels/quant/types/q8_0.hpp"
 #include "kernels/quant/types/q8_1.hpp"
@@ -44,47 +45,87 @@ void quantize_activation(const float* x, typename D::Block& b) {
         D::quantize(x, b);
 }
 
+// A dot type's activation quantizer on one block, bit for bit the type's
+// quantize_activation, with the loops of ActivationOps<Arch>: q, and the
+// block's Terms: d, the scale the dots use, and min_term(sum of a weight
+// group's q), what the group's min multiplies.
+template <class Arch, class D>
+struct ActivationQuant;
+
+template <class Arch>
+struct ActivationQuant<Arch, Q8_0> {
+    using Ops = ActivationOps<Arch>;
+    struct Terms {
+        float d;
+        float unrounded_d;
+    };
+    static Terms quantize(const float* x, int8_t* q) {
+        const float amax = Ops::max_abs(x, 32);
+        const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+        Ops::round_bytes(x, 32, std::isfinite(id) ? id : 0.0f, q);  // float-subnormal blocks quantize to 0
+        return {fp16_to_fp32(fp32_to_fp16(amax / 127.0f)), amax / 127.0f};
+    }
+};
+template <class Arch>
+struct ActivationQuant<Arch, Q8_1> {
+    struct Terms {
+        float d;
+        float unrounded_d;
+        float min_term(int32_t sum) const { return fp16_to_fp32(fp32_to_fp16(unrounded_d * float(sum))); }  // s
+    };
+    static Terms quantize(const float* x, int8_t* q) {
+        const auto terms = ActivationQuant<Arch, Q8_0>::quantize(x, q);
+        return {terms.d, terms.unrounded_d};
+    }
+};
+template <class Arch>
+struct ActivationQuant<Arch, Q8_K> {
+    using Ops = ActivationOps<Arch>;
+    struct Terms {
+        float d;
+        float min_term(int32_t group_sum) const { return d * float(group_sum); }
+    };
+    static Terms quantize(const float* x, int8_t* q) {
+        const float amax = Ops::max_abs(x, 256);
+        if (amax == 0.0f) {
+            std::memset(q, 0, 256);
+            return {0.0f};
+        }
+        // The first value of the largest magnitude maps to -127.
+        const float iscale = -127.0f / x[Ops::first_of_magnitude(x, 256, amax)];
+        if (std::isfinite(iscale))
+            Ops::round_bytes(x, 256, iscale, q);
+        else  // float-subnormal blocks: 0, as the scalar quantizer's int8_t(-inf) gives on x86
+            std::memset(q, 0, 256);
+        return {1.0f / iscale};
+    }
+};
+
 // ActivationPrecision::Q16 blocks: v = round(x / d) with d = amax / kQ16Max, stored
 // as two signed bytes hi, lo with v = 256 * hi + lo (so the 8-bit integer
 // dots serve). kQ16Max keeps hi = (v + 128) >> 8 within [-127, 127].
 inline constexpr int64_t kQ16Block = 32;
 inline constexpr float kQ16Max = 127 * 256 + 127;
 
-struct Q16Block {
-    float d;
-    int16_t v[kQ16Block];
-};
-
-inline void quantize_q16(const float* x, Q16Block& b) {
+// The scalar quantizer of the reference: v of one block into q; returns d.
+inline float quantize_q16(const float* x, int32_t* q) {
     float amax = 0.0f;
     for (int64_t i = 0; i < kQ16Block; ++i) amax = std::max(amax, std::fabs(x[i]));
-    b.d = amax / kQ16Max;
     const float id = amax > 0.0f ? kQ16Max / amax : 0.0f;
-    for (int64_t i = 0; i < kQ16Block; ++i) b.v[i] = int16_t(std::nearbyint(x[i] * id));
+    for (int64_t i = 0; i < kQ16Block; ++i) q[i] = int32_t(std::nearbyint(x[i] * id));
+    return amax / kQ16Max;
 }
-inline int8_t q16_high(int16_t v) { return int8_t((v + 128) >> 8); }
-inline int8_t q16_low(int16_t v) { return int8_t(v - 256 * q16_high(v)); }
-
-// What the driver needs of an integer dot type's block.
-template <class D>
-struct ActivationTerms;
-
-template <>
-struct ActivationTerms<Q8_0> {
-    static float scale(const Q8_0::Block& b) { return fp16_to_fp32(b.d); }
-};
-template <>
-struct ActivationTerms<Q8_1> {
-    static float scale(const Q8_1::Block& b) { return fp16_to_fp32(b.d); }
-    static float min_term(const Q8_1::Block& b, int /*group*/, int /*group_len*/) { return fp16_to_fp32(b.s); }
-};
-template <>
-struct ActivationTerms<Q8_K> {
-    static float scale(const Q8_K::Block& b) { return b.d; }
-    static float min_term(const Q8_K::Block& b, int group, int group_len) {
-        int32_t sum = 0;
-        for (int s = group * group_len / 16; s < (group + 1) * group_len / 16; ++s) sum += b.bsums[s];
-        return b.d * float(sum);
+template <class Arch>
+struct Q16Quant {
+    using Ops = ActivationOps<Arch>;
+    struct Terms {
+        float d;
+        float min_term(int32_t group_sum) const { return d * float(group_sum); }
+    };
+    static Terms quantize(const float* x, int8_t* hi, int8_t* lo) {
+        const float amax = Ops::max_abs(x, kQ16Block);
+        Ops::round_halves(x, kQ16Block, amax > 0.0f ? kQ16Max / amax : 0.0f, hi, lo);
+        return {amax / kQ16Max};
     }
 };
 
@@ -127,64 +168,61 @@ struct ActivationLayout {
     }
 };
 
-// The per-4-values and per-group parts of the values [i, i + E) of a work row
-// whose integer values q (weight offset not yet folded in) are in place.
-template <class T, ActivationPrecision A>
-void fill_terms(const ActivationLayout<T, A>& layout, uint8_t* row, int64_t i, int64_t E, const int32_t* q, float d,
-                const float* min_terms) {
+// The parts of the E values from i of a work row other than their bytes: the
+// bias from the sums of each 4 q (bias_sums4(c, out) writes c times them),
+// the scales, and the min terms from the groups' sums of q
+// (group_sums(c, out) writes c times them), only where the weights have mins.
+template <int64_t E, class T, ActivationPrecision A, class Terms, class Sums4, class GroupSums>
+void fill_terms(const ActivationLayout<T, A>& layout, uint8_t* row, int64_t i, const Terms& terms,
+                Sums4&& bias_sums4, GroupSums&& group_sums) {
     using U = Unpack<T>;
-    int32_t* bias = layout.bias(row);
-    float* scale = layout.scale(row);
-    for (int64_t l = i / 4; l < (i + E) / 4; ++l) {
-        bias[l] = -U::kOffset * (q[4 * l - i] + q[4 * l - i + 1] + q[4 * l - i + 2] + q[4 * l - i + 3]);
-        scale[l] = d;
-    }
-    constexpr int G = U::kGroup;
-    for (int64_t g = 0; g < E / G; ++g) {
-        layout.gscale(row)[i / G + g] = d;
-        if constexpr (U::kHasMin) layout.amin(row)[i / G + g] = min_terms[g];
+    constexpr int64_t G = U::kGroup;
+    bias_sums4(-U::kOffset, layout.bias(row) + i / 4);
+    std::fill_n(layout.scale(row) + i / 4, E / 4, terms.d);
+    std::fill_n(layout.gscale(row) + i / G, E / G, terms.d);
+    if constexpr (U::kHasMin) {
+        int32_t sums[E / G];
+        group_sums(sums);
+        for (int64_t g = 0; g < E / G; ++g) layout.amin(row)[i / G + g] = terms.min_term(sums[g]);
     }
 }
 
 // Converts values [begin, end) of one x row (block aligned) into its work row.
-template <class T, ActivationPrecision A>
+template <class Arch, class T, ActivationPrecision A>
 void convert_span(const ActivationLayout<T, A>& layout, const float* x, int64_t begin, int64_t end, uint8_t* row) {
     using U = Unpack<T>;
     using D = typename T::DotType;
+    using Ops = ActivationOps<Arch>;
     using Layout = ActivationLayout<T, A>;
-    constexpr int64_t E = T::block_elems;
     const bool last = end == layout.k;
     if constexpr (Layout::kWide) {
-        constexpr int64_t G = U::kGroup;
-        static_assert(kQ16Block % G == 0 && E % kQ16Block == 0);
-        Q16Block b;
-        int32_t q[kQ16Block];
-        float min_terms[kQ16Block / G];
-        for (int64_t i = begin; i < end; i += kQ16Block) {
-            quantize_q16(x + i, b);
-            for (int64_t e = 0; e < kQ16Block; ++e) {
-                layout.a(row)[i + e] = q16_high(b.v[e]);
-                layout.lo(row)[i + e] = q16_low(b.v[e]);
-                q[e] = b.v[e];
-            }
-            for (int64_t g = 0; g < kQ16Block / G; ++g) {
-                int32_t sum = 0;
-                for (int64_t e = g * G; e < (g + 1) * G; ++e) sum += q[e];
-                min_terms[g] = b.d * float(sum);
-            }
-            fill_terms(layout, row, i, kQ16Block, q, b.d, min_terms);
+        constexpr int G = int(U::kGroup);
+        static_assert(kQ16Block % G == 0 && T::block_elems % kQ16Block == 0);
+        constexpr int64_t E = kQ16Block;
+        for (int64_t i = begin; i < end; i += E) {
+            const int8_t *hi = layout.a(row) + i, *lo = layout.lo(row) + i;
+            const auto terms = Q16Quant<Arch>::quantize(x + i, layout.a(row) + i, layout.lo(row) + i);
+            fill_terms<E>(
+                layout, row, i, terms,
+                [&](int32_t c, int32_t* out) {  // q = 256 hi + lo
+                    Ops::template sums4<false>(hi, E, 256 * c, out);
+                    Ops::template sums4<true>(lo, E, c, out);
+                },
+                [&](int32_t* out) {
+                    Ops::template group_sums<G, false>(hi, E, 256, out);
+                    Ops::template group_sums<G, true>(lo, E, 1, out);
+                });
         }
     } else if constexpr (U::kInt) {
-        typename D::Block b;
-        int32_t q[E];
-        float min_terms[E / U::kGroup];
+        constexpr int G = int(U::kGroup);
+        constexpr int64_t E = D::block_elems;
+        static_assert(T::block_elems % E == 0);
         for (int64_t i = begin; i < end; i += E) {
-            quantize_activation<D>(x + i, b);
-            std::memcpy(layout.a(row) + i, b.qs, E);
-            for (int64_t e = 0; e < E; ++e) q[e] = b.qs[e];
-            if constexpr (U::kHasMin)
-                for (int g = 0; g < E / U::kGroup; ++g) min_terms[g] = ActivationTerms<D>::min_term(b, g, U::kGroup);
-            fill_terms(layout, row, i, E, q, ActivationTerms<D>::scale(b), min_terms);
+            const int8_t* q = layout.a(row) + i;
+            const auto terms = ActivationQuant<Arch, D>::quantize(x + i, layout.a(row) + i);
+            fill_terms<E>(
+                layout, row, i, terms, [&](int32_t c, int32_t* out) { Ops::template sums4<false>(q, E, c, out); },
+                [&](int32_t* out) { Ops::template group_sums<G, false>(q, E, 1, out); });
         }
     } else if constexpr (A == ActivationPrecision::Q16) {
         std::memcpy(layout.values(row) + begin, x + begin, size_t(4 * (end - begin)));
@@ -211,7 +249,7 @@ void convert_span(const ActivationLayout<T, A>& layout, const float* x, int64_t 
 }
 
 // This thread's share of converting all m rows; the caller then waits for the team.
-template <class T, ActivationPrecision A>
+template <class Arch, class T, ActivationPrecision A>
 void convert_activations(const ActivationLayout<T, A>& layout, const MatmulArgs& args, uint8_t* work,
                          const ThreadTeam& team) {
     // Units of at least 64 values (whole blocks) so that threads do not share cache lines.
@@ -221,7 +259,7 @@ void convert_activations(const ActivationLayout<T, A>& layout, const MatmulArgs&
     for (int64_t u = begin; u < end; ++u) {
         const int64_t i = u / per_row, first = u % per_row * unit;
         const auto* x = reinterpret_cast<const float*>(reinterpret_cast<const char*>(args.x) + i * args.x_stride);
-        convert_span(layout, x, first, std::min(args.k, first + unit), work + i * layout.row_bytes);
+        convert_span<Arch>(layout, x, first, std::min(args.k, first + unit), work + i * layout.row_bytes);
     }
 }
 
