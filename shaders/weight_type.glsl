@@ -10,7 +10,11 @@
 //                              WEIGHTS_BINDING
 //   vec4 dequant4(uint row, uint i)
 //                              values i..i+3 (i a multiple of 4) of the row
-//                              whose first block is weights[row]
+//                              whose first block is block `row` of the binding
+//
+// A type whose C++ definition has GpuGroups is uploaded regrouped
+// (kernels/quant/gpu_layout.hpp); its part declares the binding as an array
+// of groups instead of blocks (q4_0.glsl).
 //
 // dequant4 must give exactly the C++ dequantize's values (get_rows is tested
 // for equality): compute in the same order. Whether a * b + c is fused does

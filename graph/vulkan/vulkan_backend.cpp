@@ -4,11 +4,13 @@
 
 #include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
+#include "kernels/quant/gpu_layout.hpp"
 #include "ops/op_def.hpp"
 
 namespace tessera {
@@ -162,7 +164,7 @@ void VulkanBackend::upload(const DeviceAllocation& dst, const void* src, size_t 
 
 void VulkanBackend::copy_to_host(const void* data, size_t bytes, void* dst) const {
     const auto* region = find_region(data);
-    if (region == nullptr) {  // host memory
+    if (region == nullptr || region->second.regrouped) {  // host memory, or a weight whose device copy is regrouped
         std::memcpy(dst, data, bytes);
         return;
     }
@@ -197,11 +199,22 @@ DeviceSpan VulkanBackend::locate(const Tensor& t) {
     if (region == nullptr) {
         if (!root->is_leaf() || root->leaf == LeafKind::Input)
             throw VulkanError("tensor '" + t.name + "' is not in memory the Vulkan device can read");
-        // A weight or an external buffer: copied to the device once.
+        // A weight or an external buffer: copied to the device once; a
+        // weight in its type's GPU layout (kernels/quant/gpu_layout.hpp).
         const size_t bytes = root->nbytes();
-        DeviceAllocation a = device_->memory().allocate(bytes, MemoryKind::Device);
-        upload(a, root->data, bytes);
-        register_region(root->data, bytes, a, true);
+        const QuantTypeEntry* type = find_quant_type(root->type);
+        if (root->leaf == LeafKind::Weight && type && type->gpu_groups.group_blocks > 1) {
+            std::vector<uint8_t> grouped(gpu_layout_bytes(*type, bytes));
+            to_gpu_layout(*type, root->data, bytes, grouped.data());
+            DeviceAllocation a = device_->memory().allocate(grouped.size(), MemoryKind::Device);
+            upload(a, grouped.data(), grouped.size());
+            register_region(root->data, bytes, a, true);
+            regions_.at(reinterpret_cast<uintptr_t>(root->data)).regrouped = true;
+        } else {
+            DeviceAllocation a = device_->memory().allocate(bytes, MemoryKind::Device);
+            upload(a, root->data, bytes);
+            register_region(root->data, bytes, a, true);
+        }
         region = find_region(root->data);
     }
     const DeviceAllocation& a = region->second.allocation;

@@ -65,6 +65,7 @@ private:
         size_t bytes = 0;
         DeviceAllocation allocation;
         bool mirror = false;  // a device copy of a host leaf, released with the backend
+        bool regrouped = false;  // a weight in its type's GPU layout: read back from the host copy
     };
     struct Segment;
     // The region holding host or placeholder address p, or nullptr.

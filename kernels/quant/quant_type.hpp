@@ -28,6 +28,12 @@
 //                       (LLAMA_FTYPE_MOSTLY_*) of a model mostly of this type,
 //                       which `tessera quantize` writes; absent: the key is left
 //                       out (llama.cpp then guesses)
+//   GpuGroups           how the Vulkan backend lays blocks out (its GLSL part
+//                       reads that layout): `group_blocks` blocks at a time, first
+//                       bytes [plane_offset, plane_offset + plane_bytes) of each
+//                       (the quants: 16-byte aligned, so that a matvec loads
+//                       them whole), then the rest of each (the scales); absent:
+//                       blocks as on disk (kernels/quant/gpu_layout.hpp)
 //   CpuUnpack           on the integer weight types: how the CPU matmul unpacks
 //                       a span of blocks into 8-bit values and scales (see
 //                       kernels/cpu/matmul/unpack.hpp); without it (and with
@@ -73,6 +79,19 @@ constexpr std::optional<uint32_t> llama_file_type() {
         return T::llama_file_type;
     else
         return std::nullopt;
+}
+
+// T::GpuGroups as {group_blocks, plane_offset, plane_bytes}, or {1, 0, 0}
+// (blocks as on disk) for a definition without it.
+struct GpuGroupLayout {
+    uint32_t group_blocks = 1, plane_offset = 0, plane_bytes = 0;
+};
+template <class T>
+constexpr GpuGroupLayout gpu_group_layout() {
+    if constexpr (requires { T::GpuGroups::group_blocks; })
+        return {T::GpuGroups::group_blocks, T::GpuGroups::plane_offset, T::GpuGroups::plane_bytes};
+    else
+        return {};
 }
 
 // A compile-time list of types; the build's enabled quant types are one of these.

@@ -31,7 +31,7 @@ std::vector<QuantTypeEntry> make_entries() {
     std::vector<QuantTypeEntry> entries;
     EnabledQuantTypes::for_each([&]<class T>() {
         entries.push_back({ggml_type_traits(T::id), T::DotType::id, quantizer_matches_ggml<T>(), llama_file_type<T>(),
-                           &dequantize_row<T>, &quantize_row<T>, &dot_row<T>});
+                           &dequantize_row<T>, &quantize_row<T>, &dot_row<T>, gpu_group_layout<T>()});
     });
     return entries;
 }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "kernels/quant/ggml_type.hpp"
+#include "kernels/quant/quant_type.hpp"
 
 namespace tessera {
 
@@ -26,6 +27,7 @@ struct QuantTypeEntry {
     void (*quantize_row)(const float* src, void* dst, int64_t n);
     // Reference dot product of a row of this type with a row of dot_type.
     float (*dot_row)(const void* w, const void* a, int64_t n);
+    GpuGroupLayout gpu_groups;  // the Vulkan backend's block layout (quant_type.hpp)
 
     // Bytes of a row of n values; throws an Error naming the type and n when
     // n is negative or not a multiple of traits.block_elems.

@@ -3,6 +3,9 @@
 // whose op has none is skipped, naming it).
 #include <gtest/gtest.h>
 
+#include <map>
+#include <vector>
+
 #include "graph/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "graph/reference_backend.hpp"
@@ -60,6 +63,35 @@ TEST(VulkanPlacement, NodesSharingAnExternalBufferRunOnOneBackend) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, OpVulkan, testing::ValuesIn(test::op_cases()),
                          [](const auto& info) { return info.param.name; });
+
+// Q4_0 and Q8_0 weights are regrouped at upload; the same bytes as an
+// external buffer are not, so the Vulkan kernels must leave such a matmul
+// to the CPU rather than read it in the wrong layout.
+TEST(VulkanPlacement, RegroupedTypesOutsideWeightsRunOnTheCpu) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0}) {
+        const QuantTypeEntry* entry = find_quant_type(type);
+        if (entry == nullptr || entry->gpu_groups.group_blocks == 1) continue;
+        static std::map<GgmlType, std::vector<uint8_t>> bytes;
+        bytes[type] = test::random_weights(type, 96, 7, 5, 0.5f);
+        for (bool external : {false, true}) {
+            const test::OpCase c{"regrouped", [type, external](Graph& g) {
+                                     Tensor* w = external ? g.external("w", type, {96, 7, 1, 1}, bytes[type].data())
+                                                          : g.weight("w", type, {96, 7, 1, 1}, bytes[type].data());
+                                     return matmul(w, g.input("in_x", GgmlType::F32, {96, 3, 1, 1}));
+                                 },
+                                 5e-4};
+            {
+                Graph g;
+                EXPECT_EQ(vulkan->supports(*c.build(g)), !external) << ggml_type_traits(type).name;
+            }
+            const std::vector<float> expected = test::evaluate(c, {std::make_shared<ReferenceBackend>()});
+            const std::vector<float> got = test::evaluate(c, {vulkan, std::make_shared<CpuBackend>()});
+            ASSERT_EQ(got.size(), expected.size());
+            EXPECT_LE(test::nmse(expected, got), c.max_nmse) << ggml_type_traits(type).name << " external " << external;
+        }
+    }
+}
 
 }  // namespace
 }  // namespace tessera

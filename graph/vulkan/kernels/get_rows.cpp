@@ -18,7 +18,8 @@ struct GetRowsPush {  // shaders/quant/get_rows.glsl
 
 bool supports(const Tensor& y) {
     // The shader dequantizes 4 values at a time.
-    return find_shader(weight_shader("get_rows", y.src[0]->type)) && y.ne[0] % 4 == 0 && dense_rows(y, 4);
+    return find_shader(weight_shader("get_rows", y.src[0]->type)) && in_gpu_layout(*y.src[0]) && y.ne[0] % 4 == 0 &&
+           dense_rows(y, 4);
 }
 
 void record(const Tensor& y, Recorder& rec) {

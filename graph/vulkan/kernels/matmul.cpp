@@ -172,7 +172,7 @@ bool supports(const Tensor& y) {
     const Tensor &w = *y.src[0], &x = *y.src[1];
     // The shaders dequantize 4 values at a time.
     return find_shader(weight_shader("matvec", w.type)) && find_shader(weight_shader("matmul", w.type)) &&
-           w.ne[0] % 4 == 0 && x.type == GgmlType::F32 && dense_rows(x, 4) && dense_rows(y, 4) &&
+           in_gpu_layout(w) && w.ne[0] % 4 == 0 && x.type == GgmlType::F32 && dense_rows(x, 4) && dense_rows(y, 4) &&
            (y.src.size() < 3 || dense_rows(*y.src[2], 4));
 }
 

@@ -11,6 +11,7 @@
 #include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
+#include "kernels/quant/registry.hpp"
 
 namespace tessera::vkk {
 
@@ -21,20 +22,41 @@ inline std::string weight_shader(std::string_view kind, GgmlType type) {
     return name;
 }
 
-// Binds w so that its first byte is a whole number of blocks into the
-// binding: bind() starts the binding at the aligned offset just below it, so
-// a view at an offset that is not steps further back.
+// Whether w's bytes on the device are in the layout its type's shaders read:
+// only weights are regrouped (at upload), so a regrouped type's tensor that
+// is no weight (an external buffer, a computed tensor) has no such layout.
+inline bool in_gpu_layout(const Tensor& w) {
+    const QuantTypeEntry* type = find_quant_type(w.type);
+    return !type || type->gpu_groups.group_blocks == 1 || w.storage_root()->leaf == LeafKind::Weight;
+}
+
+// Binds weight w so that its first block is first(block_bytes) blocks into
+// the binding. bind() starts the binding at the aligned offset just below w,
+// so a view at an offset that is not a whole number of blocks from it steps
+// further back. A regrouped type (kernels/quant/gpu_layout.hpp) is bound from
+// the start of the group that holds w's first block, to the end of the group
+// that holds its last: shift then counts bytes to that group plus whole
+// blocks within it, so that first() is still w's first block.
 inline BoundTensor bind_blocks(Recorder& rec, const Tensor& w) {
     const uint32_t block = ggml_type_traits(w.type).block_bytes;
+    const QuantTypeEntry* type = find_quant_type(w.type);
+    const uint32_t group_blocks = type ? type->gpu_groups.group_blocks : 1, unit = block * group_blocks;
     const VkDeviceSize align = std::max<VkDeviceSize>(rec.device().limits().minStorageBufferOffsetAlignment, 4);
     BoundTensor b = rec.bind(w);
-    for (uint32_t step = 0; b.shift % block != 0; ++step) {
-        if (step == block || b.offset < align)
+    // Where the unit holding w's first block starts on the device, and w's blocks after that start.
+    const size_t first_block = size_t(static_cast<const uint8_t*>(w.data) -
+                                      static_cast<const uint8_t*>(w.storage_root()->data)) / block;
+    const size_t skipped = first_block % group_blocks;
+    const VkDeviceSize start = b.offset + b.shift - skipped * block;  // in both layouts: units are whole
+    b.offset = start / align * align;
+    for (uint32_t step = 0; (start - b.offset) % unit != 0; ++step) {
+        if (step == unit || b.offset < align)
             throw VulkanError("weight " + describe(w) + " is not at a whole number of blocks from an aligned offset");
         b.offset -= align;
-        b.shift += uint32_t(align);
-        b.range += align;
     }
+    const size_t units = (skipped * block + w.nbytes() + unit - 1) / unit;
+    b.shift = uint32_t(start - b.offset + skipped * block);
+    b.range = std::max<VkDeviceSize>(b.range, (start - b.offset + units * unit + 3) / 4 * 4);
     return b;
 }
 

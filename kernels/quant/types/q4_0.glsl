@@ -1,42 +1,41 @@
 // Q4_0: blocks of 32 values, an fp16 scale d and 4-bit q (value j in the low
 // nibble of qs[j], value j + 16 in its high nibble); value = (q - 8) * d.
+// On the GPU the blocks are regrouped (Q4_0::GpuGroups,
+// kernels/quant/gpu_layout.hpp): groups of 8 blocks, their qs (16 bytes each,
+// 16-byte aligned), then their d.
 #include "weight_type.glsl"
+#include "byte_floats.glsl"
 
 #define QK 32
-struct Block {
-    float16_t d;
-    uint8_t qs[16];
+struct Group {
+    uvec4 qs[8];
+    float16_t d[8];
 };
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
-
-#include "nibbles32.glsl"
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Group groups[]; };
 
 vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK;
-    return (vec4(nibbles4(b, i)) - 8.0) * float(weights[b].d);
+    const uint b = row + i / QK, j = i % 16, shift = i % 32 / 16 * 4;
+    const uint word = groups[b / 8].qs[b % 8][j / 4];
+    return byte_floats(word >> shift & 0x0F0F0F0Fu, 8.0) * float(groups[b / 8].d[b % 8]);
 }
 
-// matvec (shaders/quant/matvec.glsl): 4 chunks per block, chunk c the low
-// and high nibbles of qs[4c..4c+3] (values 4c.. and 16 + 4c..), loaded as
-// 16 bits (blocks are 2-byte aligned).
+// matvec (shaders/quant/matvec.glsl): 4 chunks per block, chunk c word c of
+// its qs (values 4c.. in the low nibbles, 16 + 4c.. in the high ones), so
+// that a subgroup reads a group's qs as one run of 128 bytes and
+// neighbouring threads load neighbouring pieces of x. (One whole block per
+// thread, a 16-byte load, took 2.3x as long at 4096 x 4096 on an H200: its
+// loads of x were 128 bytes apart between neighbouring threads.)
 #define MV_QK 32
 #define MV_CHUNKS 4
 #define MV_PIECES 2
-#include "byte_floats.glsl"
-
-struct Block16 {
-    float16_t d;
-    uint16_t qs[8];
-};
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { Block16 weights16[]; };
 
 struct MvChunk {
     float d;
-    uint qs;  // 4 bytes
+    uint qs;
 };
 MvChunk mv_load(uint row, uint blk, uint c) {
     const uint b = row + blk;
-    return MvChunk(float(weights16[b].d), uint(weights16[b].qs[2 * c]) | uint(weights16[b].qs[2 * c + 1]) << 16);
+    return MvChunk(float(groups[b / 8].d[b % 8]), groups[b / 8].qs[b % 8][c]);
 }
 float mv_dot(MvChunk ch, uint j, vec4 x) { return ch.d * dot(byte_floats(ch.qs >> (4 * j) & 0x0F0F0F0Fu, 8.0), x); }
 uint mv_pos(uint c, uint j) { return 4 * c + 16 * j; }

@@ -24,6 +24,10 @@ struct Q4_0 {
         uint8_t qs[16];
     };
     using DotType = Q8_0;
+    // On the GPU (q4_0.glsl): 8 blocks' qs, then their d.
+    struct GpuGroups {
+        static constexpr uint32_t group_blocks = 8, plane_offset = offsetof(Block, qs), plane_bytes = 16;
+    };
 
     static void dequantize(const Block& b, float* out) {
         const float d = fp16_to_fp32(b.d);

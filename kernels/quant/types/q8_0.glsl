@@ -1,44 +1,39 @@
 // Q8_0: blocks of 32 signed bytes q and an fp16 scale d; value = q * d.
+// On the GPU the blocks are regrouped (Q8_0::GpuGroups,
+// kernels/quant/gpu_layout.hpp): groups of 8 blocks, their qs (32 bytes
+// each, 16-byte aligned), then their d.
 #include "weight_type.glsl"
+#include "byte_floats.glsl"
 
 #define QK 32
-struct Block {
-    float16_t d;
-    int8_t qs[32];
+struct Group {
+    uint qs[8][8];
+    float16_t d[8];
 };
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Group groups[]; };
+
+// Signed bytes b as b ^ 0x80 = b + 128.
+vec4 signed_bytes(uint w) { return byte_floats(w ^ 0x80808080u, 128.0); }
 
 vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK, j = i % QK;
-    const vec4 q = vec4(weights[b].qs[j], weights[b].qs[j + 1], weights[b].qs[j + 2], weights[b].qs[j + 3]);
-    return q * float(weights[b].d);
+    const uint b = row + i / QK;
+    return signed_bytes(groups[b / 8].qs[b % 8][i % QK / 4]) * float(groups[b / 8].d[b % 8]);
 }
 
-// matvec (shaders/quant/matvec.glsl): 4 chunks per block, chunk c
-// qs[4c..4c+3] and qs[16 + 4c..], loaded as 16 bits (blocks are 2-byte
-// aligned).
+// matvec (shaders/quant/matvec.glsl): 4 chunks per block, chunk c words c
+// and c + 4 of its qs (values 4c.. and 16 + 4c..): a subgroup reads a
+// group's qs as runs of 128 bytes.
 #define MV_QK 32
 #define MV_CHUNKS 4
 #define MV_PIECES 2
-#include "byte_floats.glsl"
-
-struct Block16 {
-    float16_t d;
-    uint16_t qs[16];
-};
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { Block16 weights16[]; };
 
 struct MvChunk {
     float d;
-    uint qs[2];  // 4 bytes each
+    uint qs[2];
 };
 MvChunk mv_load(uint row, uint blk, uint c) {
     const uint b = row + blk;
-    uint qs[2];
-    for (uint j = 0; j < 2; ++j)
-        qs[j] = uint(weights16[b].qs[2 * c + 8 * j]) | uint(weights16[b].qs[2 * c + 8 * j + 1]) << 16;
-    return MvChunk(float(weights16[b].d), qs);
+    return MvChunk(float(groups[b / 8].d[b % 8]), uint[2](groups[b / 8].qs[b % 8][c], groups[b / 8].qs[b % 8][c + 4]));
 }
-// Signed bytes b as b ^ 0x80 = b + 128.
-float mv_dot(MvChunk ch, uint j, vec4 x) { return ch.d * dot(byte_floats(ch.qs[j] ^ 0x80808080u, 128.0), x); }
+float mv_dot(MvChunk ch, uint j, vec4 x) { return ch.d * dot(signed_bytes(ch.qs[j]), x); }
 uint mv_pos(uint c, uint j) { return 4 * c + 16 * j; }

@@ -22,6 +22,10 @@ struct Q8_0 {
         int8_t qs[32];
     };
     using DotType = Q8_0;
+    // On the GPU (q8_0.glsl): 8 blocks' qs, then their d.
+    struct GpuGroups {
+        static constexpr uint32_t group_blocks = 8, plane_offset = offsetof(Block, qs), plane_bytes = 32;
+    };
 
     static void dequantize(const Block& b, float* out) {
         const float d = fp16_to_fp32(b.d);
