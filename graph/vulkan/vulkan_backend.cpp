@@ -203,18 +203,17 @@ DeviceSpan VulkanBackend::locate(const Tensor& t) {
         // weight in its type's GPU layout (kernels/quant/gpu_layout.hpp).
         const size_t bytes = root->nbytes();
         const QuantTypeEntry* type = find_quant_type(root->type);
-        if (root->leaf == LeafKind::Weight && type && type->gpu_groups.group_blocks > 1) {
-            std::vector<uint8_t> grouped(gpu_layout_bytes(*type, bytes));
+        const bool regroup = root->leaf == LeafKind::Weight && type && type->gpu_groups.group_blocks > 1;
+        std::vector<uint8_t> grouped;
+        if (regroup) {
+            grouped.resize(gpu_layout_bytes(*type, bytes));
             to_gpu_layout(*type, root->data, bytes, grouped.data());
-            DeviceAllocation a = device_->memory().allocate(grouped.size(), MemoryKind::Device);
-            upload(a, grouped.data(), grouped.size());
-            register_region(root->data, bytes, a, true);
-            regions_.at(reinterpret_cast<uintptr_t>(root->data)).regrouped = true;
-        } else {
-            DeviceAllocation a = device_->memory().allocate(bytes, MemoryKind::Device);
-            upload(a, root->data, bytes);
-            register_region(root->data, bytes, a, true);
         }
+        const size_t device_bytes = regroup ? grouped.size() : bytes;
+        DeviceAllocation a = device_->memory().allocate(device_bytes, MemoryKind::Device);
+        upload(a, regroup ? grouped.data() : root->data, device_bytes);
+        register_region(root->data, bytes, a, true);
+        regions_.at(reinterpret_cast<uintptr_t>(root->data)).regrouped = regroup;
         region = find_region(root->data);
     }
     const DeviceAllocation& a = region->second.allocation;
