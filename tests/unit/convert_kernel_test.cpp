@@ -73,7 +73,9 @@ TEST(ConvertKernel, F32ToF16IsBitExact) {
 // All 65536 fp16 patterns, each at every lane position and in vector-width
 // tails (the patterns are consecutive, so chunks hold inf/nan mixed with finite values).
 TEST(ConvertKernel, F16AndBf16ToF32AreBitExact) {
-    for (auto [type, ref] : {std::pair{GgmlType::F16, &fp16_to_fp32}, std::pair{GgmlType::BF16, &bf16_to_fp32}}) {
+    for (const auto& entry : {std::pair{GgmlType::F16, &fp16_to_fp32}, std::pair{GgmlType::BF16, &bf16_to_fp32}}) {
+        const GgmlType type = entry.first;  // not a structured binding: clang 14 cannot capture those
+        const auto ref = entry.second;
         std::vector<uint16_t> all(0x10000 + 16);
         for (size_t i = 0; i < all.size(); ++i) all[i] = uint16_t(i);
         for (int64_t offset : {0, 1, 7}) {

@@ -315,8 +315,9 @@ TYPED_TEST(QuantTypeTest, RejectsRowLengthNotMultipleOfBlock) {
             {int64_t(T::block_elems) + 1, "is not a multiple of the block size " + std::to_string(T::block_elems)});
     std::vector<uint8_t> bytes(4 * sizeof(typename T::Block));
     std::vector<float> values(4 * T::block_elems);
-    for (const auto& [n, reason] : bad_lengths) {
-        const std::string expected = std::string(T::name) + ": row length " + std::to_string(n) + " " + reason;
+    for (const BadLength& bad : bad_lengths) {
+        const int64_t n = bad.n;  // not a structured binding: clang 14 cannot capture those
+        const std::string expected = std::string(T::name) + ": row length " + std::to_string(n) + " " + bad.reason;
         expect_error(expected, [&] { entry.row_bytes(n); });
         expect_error(expected, [&] { entry.dequantize(bytes.data(), values.data(), n); });
         expect_error(expected, [&] { entry.quantize(values.data(), bytes.data(), n); });

@@ -95,7 +95,7 @@ struct ActivationQuant<Arch, Q8_K> {
         const float iscale = -127.0f / x[Ops::first_of_magnitude(x, 256, amax)];
         if (std::isfinite(iscale))
             Ops::round_bytes(x, 256, iscale, q);
-        else  // float-subnormal blocks: 0, as the scalar quantizer's int8_t(-inf) gives on x86
+        else  // float-subnormal max: 0, as Q8_K::quantize
             std::memset(q, 0, 256);
         return {1.0f / iscale};
     }

@@ -42,6 +42,11 @@ struct Q8_K {
             return;
         }
         const float iscale = -127.0f / max;
+        if (!std::isfinite(iscale)) {  // float-subnormal max: every q is 0 (converting inf to int is undefined)
+            std::memset(&b, 0, sizeof(b));
+            b.d = 1.0f / iscale;
+            return;
+        }
         for (int i = 0; i < 256; ++i) b.qs[i] = int8_t(std::min(127, kquant::round_to_int(iscale * in[i])));
         for (int g = 0; g < 16; ++g) {
             int sum = 0;
