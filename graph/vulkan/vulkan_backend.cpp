@@ -202,12 +202,12 @@ DeviceSpan VulkanBackend::locate(const Tensor& t) {
         // A weight or an external buffer: copied to the device once; a
         // weight in its type's GPU layout (kernels/quant/gpu_layout.hpp).
         const size_t bytes = root->nbytes();
-        const QuantTypeEntry* type = find_quant_type(root->type);
-        const bool regroup = root->leaf == LeafKind::Weight && type && type->gpu_groups.group_blocks > 1;
+        const bool regroup = root->leaf == LeafKind::Weight && gpu_group_blocks(root->type) > 1;
         std::vector<uint8_t> grouped;
         if (regroup) {
-            grouped.resize(gpu_layout_bytes(*type, bytes));
-            to_gpu_layout(*type, root->data, bytes, grouped.data());
+            const QuantTypeEntry& type = *find_quant_type(root->type);
+            grouped.resize(gpu_layout_bytes(type, bytes));
+            to_gpu_layout(type, root->data, bytes, grouped.data());
         }
         const size_t device_bytes = regroup ? grouped.size() : bytes;
         DeviceAllocation a = device_->memory().allocate(device_bytes, MemoryKind::Device);

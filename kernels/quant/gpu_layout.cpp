@@ -4,6 +4,11 @@
 
 namespace tessera {
 
+uint32_t gpu_group_blocks(GgmlType type) {
+    const QuantTypeEntry* entry = find_quant_type(type);
+    return entry ? entry->gpu_groups.group_blocks : 1;
+}
+
 size_t gpu_layout_bytes(const QuantTypeEntry& type, size_t bytes) {
     const size_t group = size_t(type.gpu_groups.group_blocks) * type.traits.block_bytes;
     return (bytes + group - 1) / group * group;

@@ -14,6 +14,10 @@
 
 namespace tessera {
 
+// Blocks per group of the type's GPU layout: 1 (blocks as on disk) for a type
+// without GpuGroups or one this build left out.
+uint32_t gpu_group_blocks(GgmlType type);
+
 // Bytes of `bytes` of blocks of the type in the GPU layout (padded to whole groups).
 size_t gpu_layout_bytes(const QuantTypeEntry& type, size_t bytes);
 

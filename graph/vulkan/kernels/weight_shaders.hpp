@@ -11,7 +11,7 @@
 #include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
-#include "kernels/quant/registry.hpp"
+#include "kernels/quant/gpu_layout.hpp"
 
 namespace tessera::vkk {
 
@@ -26,8 +26,7 @@ inline std::string weight_shader(std::string_view kind, GgmlType type) {
 // only weights are regrouped (at upload), so a regrouped type's tensor that
 // is no weight (an external buffer, a computed tensor) has no such layout.
 inline bool in_gpu_layout(const Tensor& w) {
-    const QuantTypeEntry* type = find_quant_type(w.type);
-    return !type || type->gpu_groups.group_blocks == 1 || w.storage_root()->leaf == LeafKind::Weight;
+    return gpu_group_blocks(w.type) == 1 || w.storage_root()->leaf == LeafKind::Weight;
 }
 
 // Binds weight w so that its first block is first(block_bytes) blocks into
@@ -39,8 +38,7 @@ inline bool in_gpu_layout(const Tensor& w) {
 // blocks within it, so that first() is still w's first block.
 inline BoundTensor bind_blocks(Recorder& rec, const Tensor& w) {
     const uint32_t block = ggml_type_traits(w.type).block_bytes;
-    const QuantTypeEntry* type = find_quant_type(w.type);
-    const uint32_t group_blocks = type ? type->gpu_groups.group_blocks : 1, unit = block * group_blocks;
+    const uint32_t group_blocks = gpu_group_blocks(w.type), unit = block * group_blocks;
     const VkDeviceSize align = std::max<VkDeviceSize>(rec.device().limits().minStorageBufferOffsetAlignment, 4);
     BoundTensor b = rec.bind(w);
     // Where the unit holding w's first block starts on the device, and w's blocks after that start.

@@ -67,16 +67,12 @@ struct ActivationQuant<Arch, Q8_0> {
     }
 };
 template <class Arch>
-struct ActivationQuant<Arch, Q8_1> {
-    struct Terms {
-        float d;
-        float unrounded_d;
-        float min_term(int32_t sum) const { return fp16_to_fp32(fp32_to_fp16(unrounded_d * float(sum))); }  // s
+struct ActivationQuant<Arch, Q8_1> {  // Q8_0's q and d, and s
+    using Base = ActivationQuant<Arch, Q8_0>;
+    struct Terms : Base::Terms {
+        float min_term(int32_t sum) const { return fp16_to_fp32(fp32_to_fp16(this->unrounded_d * float(sum))); }
     };
-    static Terms quantize(const float* x, int8_t* q) {
-        const auto terms = ActivationQuant<Arch, Q8_0>::quantize(x, q);
-        return {terms.d, terms.unrounded_d};
-    }
+    static Terms quantize(const float* x, int8_t* q) { return {Base::quantize(x, q)}; }
 };
 template <class Arch>
 struct ActivationQuant<Arch, Q8_K> {
@@ -200,8 +196,8 @@ void convert_span(const ActivationLayout<T, A>& layout, const float* x, int64_t 
         static_assert(kQ16Block % G == 0 && T::block_elems % kQ16Block == 0);
         constexpr int64_t E = kQ16Block;
         for (int64_t i = begin; i < end; i += E) {
-            const int8_t *hi = layout.a(row) + i, *lo = layout.lo(row) + i;
-            const auto terms = Q16Quant<Arch>::quantize(x + i, layout.a(row) + i, layout.lo(row) + i);
+            int8_t *hi = layout.a(row) + i, *lo = layout.lo(row) + i;
+            const auto terms = Q16Quant<Arch>::quantize(x + i, hi, lo);
             fill_terms<E>(
                 layout, row, i, terms,
                 [&](int32_t c, int32_t* out) {  // q = 256 hi + lo
@@ -218,8 +214,8 @@ void convert_span(const ActivationLayout<T, A>& layout, const float* x, int64_t 
         constexpr int64_t E = D::block_elems;
         static_assert(T::block_elems % E == 0);
         for (int64_t i = begin; i < end; i += E) {
-            const int8_t* q = layout.a(row) + i;
-            const auto terms = ActivationQuant<Arch, D>::quantize(x + i, layout.a(row) + i);
+            int8_t* q = layout.a(row) + i;
+            const auto terms = ActivationQuant<Arch, D>::quantize(x + i, q);
             fill_terms<E>(
                 layout, row, i, terms, [&](int32_t c, int32_t* out) { Ops::template sums4<false>(q, E, c, out); },
                 [&](int32_t* out) { Ops::template group_sums<G, false>(q, E, 1, out); });
