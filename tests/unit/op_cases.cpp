@@ -131,6 +131,20 @@ std::vector<OpCase> op_cases() {
              return attention(in(g, "in_q", {256, 7, 3, 1}), in(g, "in_k", {256, 40, 1, 1}), in(g, "in_v", {256, 40, 1, 1}),
                               positions_from(g, 30, 3), 0.06f);
          }, 1e-7},
+        // Generation shapes (attention_decode.comp): TinyLlama's heads over
+        // 1100 keys in chunks, the last partly seen; F32 K/V.
+        {"attention_decode_f32_group8_long", [](Graph& g) {
+             return attention(in(g, "in_q", {64, 32, 2, 1}), in(g, "in_k", {64, 1100, 4, 1}),
+                              in(g, "in_v", {64, 1100, 4, 1}), positions_from(g, 1097, 2), 0.125f);
+         }, 1e-7},
+        {"attention_decode_first_sees_nothing", [](Graph& g) {  // position -1 then 0: no keys, then one
+             return attention(in(g, "in_q", {16, 2, 2, 1}), in(g, "in_k", {16, 3, 1, 1}), in(g, "in_v", {16, 3, 1, 1}),
+                              positions_from(g, -1, 2), 0.3f);
+         }, 1e-7},
+        {"attention_decode_d6_tiled", [](Graph& g) {  // head_dim not in 4-value pieces: the tiled shader
+             return attention(in(g, "in_q", {6, 2, 1, 1}), in(g, "in_k", {6, 5, 2, 1}), in(g, "in_v", {6, 5, 2, 1}),
+                              positions_from(g, 3, 1), 0.4f);
+         }, 1e-7},
         {"attention_d80_first_sees_nothing", [](Graph& g) {  // position -1: no keys, output 0
              return attention(in(g, "in_q", {80, 4, 13, 1}), in(g, "in_k", {80, 70, 2, 1}), in(g, "in_v", {80, 70, 2, 1}),
                               positions_from(g, -1, 13), 0.1f);

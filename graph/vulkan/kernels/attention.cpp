@@ -12,6 +12,8 @@ namespace {
 
 constexpr uint32_t kGroup = 128;
 constexpr uint32_t kMaxRows = 8;
+// attention_decode.comp's workgroup and keys per chunk.
+constexpr uint32_t kDecodeGroup = 256, kDecodeChunk = 256;
 // Shared memory grows with head_dim: at 256, 8 rows and a tile of 16 keys take 25 KiB.
 constexpr int64_t kMaxHeadDim = 256;
 
@@ -57,10 +59,24 @@ void record(const Tensor& out, Recorder& rec) {
                     out.param<AttentionParams>().scale};
     const uint32_t head_dim = uint32_t(q.ne[0]);
     const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
-    // A token or a few (generation): a workgroup per query row and long
-    // tiles, so that many workgroups share the work and each loops less; a
-    // prompt: up to kMaxRows rows share each tile they load.
+    // A token or a few (generation): a workgroup per query row
+    // (attention_decode.comp) where K, V and the output are in 4-value
+    // pieces; a prompt: up to kMaxRows rows share each tile of keys they load.
     const bool few_tokens = q.ne[2] <= 4;
+    const uint32_t piece = 4 * kv_bytes;
+    auto in_pieces = [&](const BoundTensor& b, const Tensor& t, uint32_t bytes) {
+        return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0;
+    };
+    if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && in_pieces(bk, k, piece) &&
+        in_pieces(bv, v, piece) && in_pieces(bo, out, 16)) {
+        Push pieces = push;
+        for (uint32_t* f : {&pieces.k_first, &pieces.k_nb1, &pieces.k_nb2, &pieces.v_first, &pieces.v_nb1,
+                            &pieces.v_nb2, &pieces.o_first, &pieces.o_nb1, &pieces.o_nb2})
+            *f /= 4;
+        rec.dispatch("attention_decode", {kDecodeGroup, head_dim, kDecodeChunk, uint32_t(k.type == GgmlType::F16)},
+                     {bq, bk, bv, bpos}, {bo}, pieces, uint64_t(k.ne[2]) * rows_per_kv_head);
+        return;
+    }
     const uint32_t rows = few_tokens ? 1 : uint32_t(std::min<uint64_t>(kMaxRows, rows_per_kv_head));
     uint32_t tile = few_tokens ? 128 : 32;  // halved to fit the device's shared memory
     while (tile > 8 && shared_bytes(head_dim, rows, tile) > rec.device().limits().maxComputeSharedMemorySize)
