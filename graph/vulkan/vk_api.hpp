@@ -70,6 +70,7 @@ namespace tessera::vk {
     X(vkCreateFence)                    \
     X(vkDestroyFence)                   \
     X(vkWaitForFences)                  \
+    X(vkGetFenceStatus)                 \
     X(vkResetFences)                    \
     X(vkDeviceWaitIdle)
 

@@ -125,6 +125,7 @@ VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
     vk::vkGetPhysicalDeviceProperties2(pd, &props);
     info.name = props.properties.deviceName;
     info.type = device_type_name(props.properties.deviceType);
+    info.on_host_cpu = props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
     info.api_version = props.properties.apiVersion;
     info.subgroup_size = subgroup.subgroupSize;

@@ -29,6 +29,7 @@ struct VulkanDeviceInfo {
     int index = 0;
     std::string name;
     std::string type;  // "discrete GPU", "integrated GPU", "CPU", ...
+    bool on_host_cpu = false;  // a CPU implementation (lavapipe): its shaders run on the host's cores
     std::string driver;
     uint32_t api_version = 0;
     uint64_t device_local_bytes = 0;
