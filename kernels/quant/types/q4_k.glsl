@@ -14,13 +14,21 @@ layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weight
 
 #include "kquant_scale_min.glsl"
 
+// The same blocks as words (blocks are 144 bytes: 32-bit loads).
+struct Block32 {
+    f16vec2 dm;
+    uint scales[3];
+    uint qs[32];
+};
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights32 { Block32 weights32[]; };
+
 vec4 dequant4(uint row, uint i) {
     const uint b = row + i / QK, l = i % QK;
-    const uvec2 sm = scale_min(b, l / 32);
-    const float scale = float(weights[b].d) * float(sm.x), m = float(weights[b].dmin) * float(sm.y);
-    const uint q = 32 * (l / 64) + l % 32, shift = l % 64 / 32 * 4;
-    const uvec4 bytes = uvec4(weights[b].qs[q], weights[b].qs[q + 1], weights[b].qs[q + 2], weights[b].qs[q + 3]);
-    return scale * vec4((bytes >> shift) & 0xFu) - m;
+    const uvec2 sm = scale_min_words(uvec3(weights32[b].scales[0], weights32[b].scales[1], weights32[b].scales[2]), l / 32);
+    const vec2 dm = vec2(weights32[b].dm);
+    const float scale = dm.x * float(sm.x), m = dm.y * float(sm.y);
+    const uint word = weights32[b].qs[(32 * (l / 64) + l % 32) / 4] >> (l % 64 / 32 * 4);
+    return scale * vec4(uvec4(word) >> uvec4(0, 8, 16, 24) & 0xFu) - m;
 }
 
 // matvec (shaders/quant/matvec.glsl): 16 chunks per super-block, chunk c of
@@ -31,13 +39,6 @@ vec4 dequant4(uint row, uint i) {
 #define MV_CHUNKS 16
 #define MV_PIECES 4
 #include "byte_floats.glsl"
-
-struct Block32 {
-    f16vec2 dm;
-    uint scales[3];
-    uint qs[32];
-};
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights32 { Block32 weights32[]; };
 
 struct MvChunk {
     vec2 scale, m;  // of sub-blocks 2g and 2g + 1
