@@ -157,12 +157,13 @@ std::shared_ptr<void> VulkanBackend::allocate_shared(size_t bytes) {
             }};
 }
 
-void VulkanBackend::upload(const DeviceAllocation& dst, const void* src, size_t bytes) {
-    DeviceAllocation staging = device_->memory().allocate(std::min(bytes, kStagingBytes), MemoryKind::Host);
+void VulkanBackend::upload(const DeviceAllocation& dst, size_t bytes, size_t unit, const Fill& fill) {
+    const size_t chunk = std::max(kStagingBytes / unit, size_t(1)) * unit;
+    DeviceAllocation staging = device_->memory().allocate(std::min(bytes, chunk), MemoryKind::Host);
     Submitter s(device_);
-    for (size_t done = 0; done < bytes; done += kStagingBytes) {
-        const size_t n = std::min(kStagingBytes, bytes - done);
-        std::memcpy(staging.mapped, static_cast<const char*>(src) + done, n);
+    for (size_t done = 0; done < bytes; done += chunk) {
+        const size_t n = std::min(chunk, bytes - done);
+        fill(done, n, staging.mapped);
         s.begin(true);
         const VkBufferCopy region{staging.offset, dst.offset + done, n};
         vk::vkCmdCopyBuffer(s.cb, staging.buffer, dst.buffer, 1, &region);
@@ -211,18 +212,26 @@ DeviceSpan VulkanBackend::locate(const Tensor& t) {
         if (!root->is_leaf() || root->leaf == LeafKind::Input)
             throw VulkanError("tensor '" + t.name + "' is not in memory the Vulkan device can read");
         // A weight or an external buffer: copied to the device once; a
-        // weight in its type's GPU layout (kernels/quant/gpu_layout.hpp).
+        // weight in its type's GPU layout (kernels/quant/gpu_layout.hpp),
+        // regrouped chunk by chunk of whole groups into the staging memory.
         const size_t bytes = root->nbytes();
+        const auto* src = static_cast<const uint8_t*>(root->data);
         const bool regroup = root->leaf == LeafKind::Weight && gpu_group_blocks(root->type) > 1;
-        std::vector<uint8_t> grouped;
+        DeviceAllocation a;
         if (regroup) {
             const QuantTypeEntry& type = *find_quant_type(root->type);
-            grouped.resize(gpu_layout_bytes(type, bytes));
-            to_gpu_layout(type, root->data, bytes, grouped.data());
+            const size_t group = size_t(type.gpu_groups.group_blocks) * type.traits.block_bytes;
+            const size_t device_bytes = gpu_layout_bytes(type, bytes);
+            a = device_->memory().allocate(device_bytes, MemoryKind::Device);
+            // A chunk of whole groups holds the blocks at the same offset on
+            // the host (only the last group is padded).
+            upload(a, device_bytes, group, [&](size_t offset, size_t n, void* out) {
+                to_gpu_layout(type, src + offset, std::min(n, bytes - offset), out);
+            });
+        } else {
+            a = device_->memory().allocate(bytes, MemoryKind::Device);
+            upload(a, bytes, 1, [&](size_t offset, size_t n, void* out) { std::memcpy(out, src + offset, n); });
         }
-        const size_t device_bytes = regroup ? grouped.size() : bytes;
-        DeviceAllocation a = device_->memory().allocate(device_bytes, MemoryKind::Device);
-        upload(a, regroup ? grouped.data() : root->data, device_bytes);
         register_region(root->data, bytes, a, true);
         regions_.at(reinterpret_cast<uintptr_t>(root->data)).regrouped = regroup;
         region = find_region(root->data);

@@ -12,6 +12,7 @@
 // memory the executor asks for.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -71,7 +72,10 @@ private:
     // The region holding host or placeholder address p, or nullptr.
     const std::pair<const uintptr_t, Region>* find_region(const void* p) const;
     void register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror);
-    void upload(const DeviceAllocation& dst, const void* src, size_t bytes);
+    // Copies `bytes` to dst through staging chunks of a multiple of `unit`
+    // bytes: fill(offset, n, out) writes bytes [offset, offset + n) of them.
+    using Fill = std::function<void(size_t offset, size_t n, void* out)>;
+    void upload(const DeviceAllocation& dst, size_t bytes, size_t unit, const Fill& fill);
     void record(Segment& seg, std::span<Tensor* const> nodes, bool timed);
 
     std::shared_ptr<VulkanDevice> device_;
