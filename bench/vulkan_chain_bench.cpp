@@ -6,11 +6,13 @@
 // one command buffer, submitted and waited on once per run. Counters:
 // us/level (wall time over N: levels:1 is about the cost of a submit and a
 // wait) and dispatches and barriers per run.
-//   BM_VulkanMatvecChain/<type>/levels:<N>
-// does the same with N matrix x vector products of distinct 2048 x 2048
-// weights (TinyLlama's attn_q; together larger than the GPU's L2), each
-// reading the product before it: its us/level less BM_VulkanChain's is the
-// latency of one such matvec in token generation. Skipped without a device.
+//   BM_VulkanMatvecChain/<type>/<shape>/levels:<N>
+// does the same with N matrix x vector products of distinct weights
+// (together larger than the GPU's L2), each reading the product before it:
+// shape tinyllama_attn_q (2048 x 2048), whose us/level less BM_VulkanChain's
+// is the latency of one such matvec in token generation, or llama7b_ffn
+// (ffn_up and ffn_down in turn), whose weight_bytes/s is the matvec's
+// bandwidth. Skipped without a device.
 #include <benchmark/benchmark.h>
 
 #include <chrono>

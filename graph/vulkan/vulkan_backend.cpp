@@ -217,21 +217,17 @@ DeviceSpan VulkanBackend::locate(const Tensor& t) {
         const size_t bytes = root->nbytes();
         const auto* src = static_cast<const uint8_t*>(root->data);
         const bool regroup = root->leaf == LeafKind::Weight && gpu_group_blocks(root->type) > 1;
-        DeviceAllocation a;
-        if (regroup) {
-            const QuantTypeEntry& type = *find_quant_type(root->type);
-            const size_t group = size_t(type.gpu_groups.group_blocks) * type.traits.block_bytes;
-            const size_t device_bytes = gpu_layout_bytes(type, bytes);
-            a = device_->memory().allocate(device_bytes, MemoryKind::Device);
-            // A chunk of whole groups holds the blocks at the same offset on
-            // the host (only the last group is padded).
-            upload(a, device_bytes, group, [&](size_t offset, size_t n, void* out) {
-                to_gpu_layout(type, src + offset, std::min(n, bytes - offset), out);
-            });
-        } else {
-            a = device_->memory().allocate(bytes, MemoryKind::Device);
-            upload(a, bytes, 1, [&](size_t offset, size_t n, void* out) { std::memcpy(out, src + offset, n); });
-        }
+        const QuantTypeEntry* type = regroup ? find_quant_type(root->type) : nullptr;
+        const size_t device_bytes = regroup ? gpu_layout_bytes(*type, bytes) : bytes;
+        DeviceAllocation a = device_->memory().allocate(device_bytes, MemoryKind::Device);
+        // A chunk of whole groups holds the blocks at the same offset on the
+        // host (only the last group is padded).
+        upload(a, device_bytes, regroup ? gpu_group_bytes(*type) : 1, [&](size_t offset, size_t n, void* out) {
+            if (regroup)
+                to_gpu_layout(*type, src + offset, std::min(n, bytes - offset), out);
+            else
+                std::memcpy(out, src + offset, n);
+        });
         register_region(root->data, bytes, a, true);
         regions_.at(reinterpret_cast<uintptr_t>(root->data)).regrouped = regroup;
         region = find_region(root->data);

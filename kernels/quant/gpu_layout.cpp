@@ -9,8 +9,12 @@ uint32_t gpu_group_blocks(GgmlType type) {
     return entry ? entry->gpu_groups.group_blocks : 1;
 }
 
+size_t gpu_group_bytes(const QuantTypeEntry& type) {
+    return size_t(type.gpu_groups.group_blocks) * type.traits.block_bytes;
+}
+
 size_t gpu_layout_bytes(const QuantTypeEntry& type, size_t bytes) {
-    const size_t group = size_t(type.gpu_groups.group_blocks) * type.traits.block_bytes;
+    const size_t group = gpu_group_bytes(type);
     return (bytes + group - 1) / group * group;
 }
 

@@ -18,6 +18,9 @@ namespace tessera {
 // without GpuGroups or one this build left out.
 uint32_t gpu_group_blocks(GgmlType type);
 
+// Bytes of one group of the type's GPU layout.
+size_t gpu_group_bytes(const QuantTypeEntry& type);
+
 // Bytes of `bytes` of blocks of the type in the GPU layout (padded to whole groups).
 size_t gpu_layout_bytes(const QuantTypeEntry& type, size_t bytes);
 
