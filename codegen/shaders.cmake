@@ -12,6 +12,11 @@
 #                           glslang found compiles them (coopmat_probe.cmake),
 #                           and not for F32 weights (they keep fp32 math;
 #                           these round to fp16)
+#   matvec_idot_<type>      matvec.glsl with MV_IDOT defined (x rounded to
+#                           8 bits, packed integer dot products): for the
+#                           types whose GLSL part has an `#ifdef MV_IDOT`
+#                           section, where the glslang found compiles
+#                           int_dot.glsl (int_dot_probe.cmake)
 #
 # Each variant is a generated two-line wrapper that includes the type's part
 # and then the skeleton; no shader source is copied per type.
@@ -24,6 +29,7 @@ file(MAKE_DIRECTORY "${_out_dir}")
 file(GLOB _plain_shaders CONFIGURE_DEPENDS "${_shader_dir}/*.comp")
 file(GLOB _skeletons CONFIGURE_DEPENDS "${_shader_dir}/quant/*.glsl")
 include("${CMAKE_CURRENT_LIST_DIR}/coopmat_probe.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/int_dot_probe.cmake")
 if(NOT TESSERA_VULKAN_COOPMAT)
   list(FILTER _skeletons EXCLUDE REGEX "_coopmat\\.glsl$")
 endif()
@@ -31,6 +37,17 @@ endif()
 set(TESSERA_SHADER_HEADERS "")
 set(_table_includes "")
 set(_table_entries "")
+
+# _tessera_variant(<name> <prelude> <type stem> <skeleton kind>): compiles a
+# wrapper that includes the type's part and then the skeleton, after
+# <prelude> (defines that both see).
+function(_tessera_variant name prelude stem kind)
+  set(wrapper "${_out_dir}/${name}.comp")
+  file(CONFIGURE OUTPUT "${wrapper}" CONTENT
+       "#version 450\n#extension GL_GOOGLE_include_directive : require\n${prelude}#include \"${stem}.glsl\"\n#include \"quant/${kind}.glsl\"\n")
+  _tessera_compile_shader(${name} "${wrapper}")
+  set(TESSERA_SHADER_HEADERS ${TESSERA_SHADER_HEADERS} PARENT_SCOPE)
+endfunction()
 
 # _tessera_compile_shader(<name> <source>): <name>.h holding tessera_spv_<name>.
 function(_tessera_compile_shader name source)
@@ -65,13 +82,16 @@ foreach(_type IN LISTS TESSERA_ENABLED_QUANT_TYPES)
     if(_kind MATCHES "_coopmat$" AND _type STREQUAL "F32")
       continue()
     endif()
-    set(_name "${_kind}_${_stem}")
-    set(_wrapper "${_out_dir}/${_name}.comp")
-    file(CONFIGURE OUTPUT "${_wrapper}" CONTENT
-         "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"${_stem}.glsl\"\n#include \"quant/${_kind}.glsl\"\n")
-    _tessera_compile_shader(${_name} "${_wrapper}")
-    list(APPEND TESSERA_SHADER_NAMES ${_name})
+    _tessera_variant("${_kind}_${_stem}" "" ${_stem} ${_kind})
+    list(APPEND TESSERA_SHADER_NAMES "${_kind}_${_stem}")
   endforeach()
+  # Read at configure time: an edit of the type's part configures again.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_types_dir}/${_stem}.glsl")
+  file(STRINGS "${_types_dir}/${_stem}.glsl" _idot REGEX "^#ifdef MV_IDOT")
+  if(TESSERA_VULKAN_INT_DOT AND _idot)
+    _tessera_variant("matvec_idot_${_stem}" "#define MV_IDOT 1\n" ${_stem} matvec)
+    list(APPEND TESSERA_SHADER_NAMES "matvec_idot_${_stem}")
+  endif()
 endforeach()
 message(STATUS "tessera Vulkan weight types: ${TESSERA_VULKAN_QUANT_TYPES}")
 

@@ -36,6 +36,9 @@ struct VulkanDeviceInfo {
     uint32_t subgroup_size = 0;
     bool subgroup_arithmetic = false;
     CoopmatShape coopmat;  // the largest such shape listed (and enabled when opened)
+    // Packed 8-bit integer dot products in shaders (shaderIntegerDotProduct,
+    // enabled when opened): the matvecs with 8-bit activations use them.
+    bool int_dot = false;
     // Empty when the device has every feature tessera needs, else what is missing.
     std::string missing;
 };

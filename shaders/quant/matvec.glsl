@@ -29,6 +29,19 @@
 // Without it a chunk is one dequant4 (rows are a multiple of 4 values:
 // graph/vulkan/kernels/matmul.cpp).
 //
+// With a wide chunk, a type may also define, in an `#ifdef MV_IDOT`
+// section (codegen/shaders.cmake then builds matvec_idot_<type>):
+//
+//   float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES])
+//                   the chunk's values dotted with x's, given as signed
+//                   bytes (xq[j]: piece j, 4 bytes; xsum[j]: their sum), in
+//                   units of x's scale: packed integer dot products
+//                   (int_dot.glsl) instead of a float multiply-add per value
+//
+// The idot variant rounds each thread's chunk of x to bytes (scale: the
+// chunk's largest magnitude / 127) after any prologue: 8-bit activations
+// (ActivationPrecision::Q8), chosen only for matmuls that ask for them.
+//
 // Fused (graph/vulkan/kernels/matvec_fusion.hpp): x may be computed from
 // the loads themselves (PROLOGUE: x's RMS norm, the sum of squares reduced
 // with the dot products and applied to them; or silu(x) * x2), and the
@@ -88,6 +101,17 @@ vec4 load_x24(uint c, uint i) {  // x2[i..i+3] of token c (the gain: of every to
     return x2_aligned ? x24[at / 4] : vec4(x2[at], x2[at + 1], x2[at + 2], x2[at + 3]);
 }
 
+float squares[COLS];  // NORMED: each token's sum of squares of x so far
+
+// x[i..i+3] of token t as the matvec multiplies it: with the prologue applied.
+vec4 x_piece(uint t, uint i) {
+    vec4 v = load_x4(t, i);
+    if (NORMED) squares[t] += dot(v, v);
+    if (PROLOGUE == NORM_GAIN) v *= load_x24(0, i);
+    if (PROLOGUE == SWIGLU) v = v / (1.0 + exp(-v)) * load_x24(t, i);
+    return v;
+}
+
 // Row `row` of token c's result.
 void store(uint row, uint c, float v) {
     if (SCATTER) {
@@ -114,7 +138,7 @@ void main() {
     }
     x2_aligned = p.x2_first % 4 == 0 && p.x2_nb1 % 4 == 0;
 
-    float acc[ROWS][COLS], squares[COLS];
+    float acc[ROWS][COLS];
     for (uint c = 0; c < COLS; ++c) {
         squares[c] = 0.0;
         for (uint r = 0; r < ROWS; ++r) acc[r][c] = 0.0;
@@ -124,18 +148,36 @@ void main() {
         const uint blk = u / MV_CHUNKS, c = u % MV_CHUNKS;
         MvChunk ch[ROWS];  // every row's loads first
         for (uint r = 0; r < ROWS; ++r) ch[r] = mv_load(wrow[r], blk, c);
+#ifdef MV_IDOT
+        // x's pieces as signed bytes, scaled by the largest magnitude among
+        // them: integer dot products with every row's chunk.
+        for (uint t = 0; t < COLS; ++t) {
+            vec4 xv[MV_PIECES];
+            float top = 0.0;
+            for (uint j = 0; j < MV_PIECES; ++j) {
+                xv[j] = x_piece(t, blk * MV_QK + mv_pos(c, j));
+                const vec4 m = abs(xv[j]);
+                top = max(top, max(max(m.x, m.y), max(m.z, m.w)));
+            }
+            const float inv = top > 0.0 ? 1.0 / top : 0.0;
+            uint xq[MV_PIECES];
+            int xsum[MV_PIECES];
+            for (uint j = 0; j < MV_PIECES; ++j) {
+                xq[j] = packSnorm4x8(xv[j] * inv);
+                xsum[j] = sdot4(xq[j], 0x01010101u);
+            }
+            const float dx = top / 127.0;
+            for (uint r = 0; r < ROWS; ++r) acc[r][t] += dx * mv_qdot(ch[r], xq, xsum);
+        }
+#else
         for (uint j = 0; j < MV_PIECES; ++j) {
             vec4 xv[COLS];
             const uint i = blk * MV_QK + mv_pos(c, j);
-            for (uint t = 0; t < COLS; ++t) {
-                xv[t] = load_x4(t, i);
-                if (NORMED) squares[t] += dot(xv[t], xv[t]);
-                if (PROLOGUE == NORM_GAIN) xv[t] *= load_x24(0, i);
-                if (PROLOGUE == SWIGLU) xv[t] = xv[t] / (1.0 + exp(-xv[t])) * load_x24(t, i);
-            }
+            for (uint t = 0; t < COLS; ++t) xv[t] = x_piece(t, i);
             for (uint r = 0; r < ROWS; ++r)
                 for (uint t = 0; t < COLS; ++t) acc[r][t] += mv_dot(ch[r], j, xv[t]);
         }
+#endif
     }
 
     for (uint r = 0; r < ROWS; ++r)

@@ -10,6 +10,7 @@
 #include "graph/reference_backend.hpp"
 #include "graph_test_util.hpp"
 #include "kernels/quant/half.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
 #include "ops/ops.hpp"
 #include "vulkan_test_util.hpp"
 
@@ -53,6 +54,9 @@ TEST(VulkanRecording, BarriersOnlyBetweenLevels) {
 // dispatches in 10 levels; the Vulkan backend computes the norms, the
 // ropes, the cache stores and swiglu inside the matvecs that read them:
 // q, k, v | attention | output + residual | gate, up | down + residual.
+// With 16-bit activations the matvecs compute in F32, as the reference; with
+// 8-bit ones they round x to bytes (integer dot products where the device
+// has them).
 TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     constexpr int64_t kDim = 64, kHd = 16, kHeads = 4, kKvHeads = 2, kFfn = 96, kCtx = 8, kPos = 5;
@@ -66,7 +70,7 @@ TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
     // Every run's caches stay alive: the backend keeps a device copy of an
     // external buffer by its address.
     std::deque<std::vector<uint16_t>> caches;
-    auto run = [&](std::shared_ptr<Backend> backend, bool fuse, RecordStats* stats) {
+    auto run = [&](std::shared_ptr<Backend> backend, bool fuse, ActivationPrecision precision, RecordStats* stats) {
         std::vector<uint16_t>& kc = caches.emplace_back(k_cache);
         std::vector<uint16_t>& vc = caches.emplace_back(v_cache);
         Graph g;
@@ -81,17 +85,17 @@ TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
         Tensor *g1 = gain(), *g2 = gain();
         const RopeParams rp{.n_rot = int(kHd), .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal};
         Tensor* h = rms_norm(x, 1e-5f, g1);
-        Tensor* q = rope(reshape(matmul(w(kDim, kDim), h), {kHd, kHeads, 1, 1}), pos, rp);
-        Tensor* k = rope(reshape(matmul(w(kDim, kHd * kKvHeads), h), {kHd, kKvHeads, 1, 1}), pos, rp);
-        Tensor* v = reshape(matmul(w(kDim, kHd * kKvHeads), h), {kHd, kKvHeads, 1, 1});
+        Tensor* q = rope(reshape(matmul(w(kDim, kDim), h, precision), {kHd, kHeads, 1, 1}), pos, rp);
+        Tensor* k = rope(reshape(matmul(w(kDim, kHd * kKvHeads), h, precision), {kHd, kKvHeads, 1, 1}), pos, rp);
+        Tensor* v = reshape(matmul(w(kDim, kHd * kKvHeads), h, precision), {kHd, kKvHeads, 1, 1});
         const Shape cache{kHd, kCtx, kKvHeads, 1}, used{kHd, kPos + 1, kKvHeads, 1};
         Tensor* ks = set_rows(g.external("kc", GgmlType::F16, cache, kc.data()), permute(k, {0, 2, 1, 3}), pos);
         Tensor* vs = set_rows(g.external("vc", GgmlType::F16, cache, vc.data()), permute(v, {0, 2, 1, 3}), pos);
         Tensor* att = attention(q, view(ks, used, ks->nb), view(vs, used, vs->nb), pos, 0.25f);
-        x = matmul(w(kDim, kDim), reshape(att, {kDim, 1, 1, 1}), ActivationPrecision::Q16, x);
+        x = matmul(w(kDim, kDim), reshape(att, {kDim, 1, 1, 1}), precision, x);
         h = rms_norm(x, 1e-5f, g2);
-        Tensor* ff = swiglu(matmul(w(kDim, kFfn), h), matmul(w(kDim, kFfn), h));
-        Tensor* out = matmul(w(kFfn, kDim), ff, ActivationPrecision::Q16, x);
+        Tensor* ff = swiglu(matmul(w(kDim, kFfn), h, precision), matmul(w(kDim, kFfn), h, precision));
+        Tensor* out = matmul(w(kFfn, kDim), ff, precision, x);
         Executor ex(g, {out}, {.backends = {backend}, .fuse = fuse});
         test::fill(g.find("x"), x_in);
         test::fill(pos, position);
@@ -101,16 +105,23 @@ TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
         if (stats) *stats = vulkan->last_record_stats();
         return test::values_of(*out);
     };
-    const std::vector<float> expected = run(std::make_shared<ReferenceBackend>(), false, nullptr);
-    RecordStats fused, unfused;
-    const std::vector<float> got = run(vulkan, true, &fused);
-    const std::vector<float> got_unfused = run(vulkan, false, &unfused);
-    EXPECT_EQ(unfused.dispatches, 15u);
-    EXPECT_EQ(unfused.barriers, 9u);
-    EXPECT_EQ(fused.dispatches, 8u);
-    EXPECT_EQ(fused.barriers, 4u);
-    EXPECT_LE(test::nmse(expected, got), 1e-7);
-    EXPECT_LE(test::nmse(expected, got_unfused), 1e-7);
+    for (auto [precision, tolerance] : {std::pair{ActivationPrecision::Q16, 1e-7}, {ActivationPrecision::Q8, 5e-4}}) {
+        // The reference does not round x whatever the precision.
+        const std::vector<float> expected = run(std::make_shared<ReferenceBackend>(), false, precision, nullptr);
+        RecordStats fused, unfused;
+        const std::vector<float> got = run(vulkan, true, precision, &fused);
+        const std::vector<float> got_unfused = run(vulkan, false, precision, &unfused);
+        EXPECT_EQ(unfused.dispatches, 15u);
+        EXPECT_EQ(unfused.barriers, 9u);
+        EXPECT_EQ(fused.dispatches, 8u);
+        EXPECT_EQ(fused.barriers, 4u);
+        EXPECT_LE(test::nmse(expected, got), tolerance);
+        EXPECT_LE(test::nmse(expected, got_unfused), tolerance);
+        if (precision == ActivationPrecision::Q8 && vulkan->device().info().int_dot) {
+            // Rounded: no longer the F32 result.
+            EXPECT_GT(test::nmse(expected, got), 1e-9);
+        }
+    }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "graph/vulkan/kernels/rope_args.hpp"
 #include "graph/vulkan/kernels/weight_shaders.hpp"
 #include "graph/vulkan/shader_library.hpp"
+#include "kernels/quant/activation_precision.hpp"
 #include "ops/norm.hpp"
 #include "ops/rope.hpp"
 
@@ -75,6 +76,16 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
             .x = row_layout(x, bx, 4)};
 }
 
+// The matvec variant for weights of `type`: with 8-bit activations, the one
+// with integer dot products where the type, the build and the device have it.
+std::string matvec_shader(VulkanDevice& device, GgmlType type, ActivationPrecision precision) {
+    if (precision == ActivationPrecision::Q8 && device.info().int_dot) {
+        std::string name = weight_shader("matvec_idot", type);
+        if (find_shader(name)) return name;
+    }
+    return weight_shader("matvec", type);
+}
+
 uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
 
 // shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
@@ -133,7 +144,7 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.y_nb_head = uint32_t(out.nb[2] / elem);
         push.dst_ne1 = uint32_t(out.ne[1]);
     }
-    rec.dispatch(weight_shader("matvec", w.type),
+    rec.dispatch(matvec_shader(rec.device(), w.type, mm.param<ActivationPrecision>()),
                  {kMatvecGroup, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
                   uint32_t(f.store != nullptr), uint32_t(f16)},
                  {bw, bx, ba, bx2, bpos, bids}, {by}, push, groups_of(push.n, kMatvecRows),

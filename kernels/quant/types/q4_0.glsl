@@ -39,3 +39,11 @@ MvChunk mv_load(uint row, uint blk, uint c) {
 }
 float mv_dot(MvChunk ch, uint j, vec4 x) { return ch.d * dot(byte_floats(ch.qs >> (4 * j) & 0x0F0F0F0Fu, 8.0), x); }
 uint mv_pos(uint c, uint j) { return 4 * c + 16 * j; }
+
+#ifdef MV_IDOT
+#include "int_dot.glsl"
+float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
+    const int s = sudot4(xq[0], ch.qs & 0x0F0F0F0Fu) + sudot4(xq[1], ch.qs >> 4 & 0x0F0F0F0Fu);
+    return ch.d * float(s - 8 * (xsum[0] + xsum[1]));
+}
+#endif

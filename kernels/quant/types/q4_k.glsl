@@ -57,3 +57,13 @@ float mv_dot(MvChunk ch, uint j, vec4 x) {
     return ch.scale[j / 2] * dot(q, x) - ch.m[j / 2] * dot(vec4(1.0), x);
 }
 uint mv_pos(uint c, uint j) { return 64 * (c / 4) + 4 * (c % 4) + 16 * j; }
+
+#ifdef MV_IDOT
+#include "int_dot.glsl"
+float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
+    const int lo = sudot4(xq[0], ch.qs[0] & 0x0F0F0F0Fu) + sudot4(xq[1], ch.qs[1] & 0x0F0F0F0Fu);
+    const int hi = sudot4(xq[2], ch.qs[0] >> 4 & 0x0F0F0F0Fu) + sudot4(xq[3], ch.qs[1] >> 4 & 0x0F0F0F0Fu);
+    return ch.scale.x * float(lo) + ch.scale.y * float(hi) - ch.m.x * float(xsum[0] + xsum[1]) -
+           ch.m.y * float(xsum[2] + xsum[3]);
+}
+#endif

@@ -60,3 +60,15 @@ float mv_dot(MvChunk ch, uint k, vec4 x) {
     return ch.dl[k] * dot(byte_floats(q, 32.0), x);
 }
 uint mv_pos(uint c, uint k) { return 128 * (c / 8) + 4 * (c % 8) + 32 * k; }
+
+#ifdef MV_IDOT
+#include "int_dot.glsl"
+float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
+    float s = 0.0;
+    for (uint k = 0; k < MV_PIECES; ++k) {
+        const uint q = (ch.ql[k % 2] >> (4 * (k / 2)) & 0x0F0F0F0Fu) | (ch.qh >> (2 * k) & 0x03030303u) << 4;
+        s += ch.dl[k] * float(sudot4(xq[k], q) - 32 * xsum[k]);
+    }
+    return s;
+}
+#endif

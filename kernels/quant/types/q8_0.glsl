@@ -37,3 +37,10 @@ MvChunk mv_load(uint row, uint blk, uint c) {
 }
 float mv_dot(MvChunk ch, uint j, vec4 x) { return ch.d * dot(signed_bytes(ch.qs[j]), x); }
 uint mv_pos(uint c, uint j) { return 4 * c + 16 * j; }
+
+#ifdef MV_IDOT
+#include "int_dot.glsl"
+float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
+    return ch.d * float(sdot4(xq[0], ch.qs[0]) + sdot4(xq[1], ch.qs[1]));
+}
+#endif
