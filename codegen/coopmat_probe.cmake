@@ -1,9 +1,9 @@
 # Whether the glslangValidator found compiles GL_NV_cooperative_matrix (the
 # tensor-core matmul skeletons, shaders/quant/*_coopmat.glsl): sets
 # TESSERA_VULKAN_COOPMAT. Debian 12's glslang 12 does; older ones do not.
+include("${CMAKE_CURRENT_LIST_DIR}/glslang_probe.cmake")
 
-set(_probe "${CMAKE_CURRENT_BINARY_DIR}/coopmat_probe.comp")
-file(WRITE "${_probe}" [=[
+tessera_glslang_probe(TESSERA_VULKAN_COOPMAT coopmat_probe [=[
 #version 450
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -19,14 +19,4 @@ void main() {
     acc = coopMatMulAddNV(m, m, acc);
     coopMatStoreNV(acc, c, 0, CM, true);
 }
-]=])
-execute_process(
-  COMMAND "${Vulkan_GLSLANG_VALIDATOR_EXECUTABLE}" --target-env vulkan1.2 -o "${_probe}.spv" "${_probe}"
-  RESULT_VARIABLE _probe_result
-  OUTPUT_QUIET ERROR_QUIET)
-if(_probe_result EQUAL 0)
-  set(TESSERA_VULKAN_COOPMAT ON)
-else()
-  set(TESSERA_VULKAN_COOPMAT OFF)
-endif()
-message(STATUS "tessera Vulkan cooperative-matrix matmul (GL_NV_cooperative_matrix): ${TESSERA_VULKAN_COOPMAT}")
+]=] "Vulkan cooperative-matrix matmul (GL_NV_cooperative_matrix)")

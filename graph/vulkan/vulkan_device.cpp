@@ -150,7 +150,8 @@ VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
     };
     need(info.api_version >= VK_API_VERSION_1_2, "Vulkan 1.2");
     if (info.api_version >= VK_API_VERSION_1_2) {
-        FeatureChain f(has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME), has_extension(pd, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME));
+        FeatureChain f(has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME),
+                       has_extension(pd, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME));
         vk::vkGetPhysicalDeviceFeatures2(pd, &f.root);
         info.coopmat = find_coopmat(pd, f);
         info.int_dot = f.idot.shaderIntegerDotProduct == VK_TRUE;
