@@ -10,8 +10,9 @@
 // A weight type may define a wide chunk for this skeleton:
 //
 //   MV_QK, MV_CHUNKS, MV_PIECES
-//                   every MV_QK values of a row (its QK: rows are whole
-//                   blocks) are MV_CHUNKS chunks of MV_PIECES pieces of 4
+//                   every MV_QK values of a row (a multiple of its QK; a
+//                   row's values past its last whole MV_QK go through
+//                   dequant4) are MV_CHUNKS chunks of MV_PIECES pieces of 4
 //                   values: MV_QK = 4 * MV_CHUNKS * MV_PIECES
 //   struct MvChunk  a chunk's quants and scales, in registers
 //   MvChunk mv_load(uint row, uint blk, uint c)
@@ -178,6 +179,16 @@ void main() {
                 for (uint t = 0; t < COLS; ++t) acc[r][t] += mv_dot(ch[r], j, xv[t]);
         }
 #endif
+    }
+    // Values past the last whole MV_QK (only where a wide chunk is longer
+    // than the type's block): 4 at a time through dequant4.
+    for (uint i = p.k / MV_QK * MV_QK + 4 * gl_LocalInvocationID.x; i < p.k; i += 4 * threads) {
+        vec4 xv[COLS];
+        for (uint t = 0; t < COLS; ++t) xv[t] = x_piece(t, i);
+        for (uint r = 0; r < ROWS; ++r) {
+            const vec4 w = dequant4(wrow[r], i);
+            for (uint t = 0; t < COLS; ++t) acc[r][t] += dot(w, xv[t]);
+        }
     }
 
     for (uint r = 0; r < ROWS; ++r)

@@ -11,3 +11,25 @@ vec4 dequant4(uint row, uint i) {
     const uint b = row + i;
     return vec4(weights[b].v, weights[b + 1].v, weights[b + 2].v, weights[b + 3].v);
 }
+
+// matvec (shaders/quant/matvec.glsl): 8 values per chunk, one 16-byte load
+// where the row starts 16-byte aligned, else 8 2-byte loads.
+layout(binding = WEIGHTS_BINDING, std430) readonly buffer Weights8 { uvec4 weights8[]; };
+#define MV_QK 8
+#define MV_CHUNKS 1
+#define MV_PIECES 2
+struct MvChunk {
+    uvec4 h;  // 8 halves
+};
+MvChunk mv_load(uint row, uint blk, uint c) {
+    const uint at = row + 8 * blk;
+    if (row % 8 == 0) return MvChunk(weights8[at / 8]);
+    uvec4 h;
+    for (uint i = 0; i < 4; ++i)
+        h[i] = packHalf2x16(vec2(weights[at + 2 * i].v, weights[at + 2 * i + 1].v));
+    return MvChunk(h);
+}
+float mv_dot(MvChunk ch, uint j, vec4 x) {
+    return dot(vec4(unpackHalf2x16(ch.h[2 * j]), unpackHalf2x16(ch.h[2 * j + 1])), x);
+}
+uint mv_pos(uint c, uint j) { return 4 * j; }
