@@ -180,8 +180,9 @@ void main() {
         }
 #endif
     }
-    // Values past the last whole MV_QK (only where a wide chunk is longer
-    // than the type's block): 4 at a time through dequant4.
+#if MV_QK > QK
+    // Values past the last whole MV_QK (a wide chunk longer than the type's
+    // block): 4 at a time through dequant4.
     for (uint i = p.k / MV_QK * MV_QK + 4 * gl_LocalInvocationID.x; i < p.k; i += 4 * threads) {
         vec4 xv[COLS];
         for (uint t = 0; t < COLS; ++t) xv[t] = x_piece(t, i);
@@ -190,6 +191,7 @@ void main() {
             for (uint t = 0; t < COLS; ++t) acc[r][t] += dot(w, xv[t]);
         }
     }
+#endif
 
     for (uint r = 0; r < ROWS; ++r)
         for (uint c = 0; c < COLS; ++c) {
