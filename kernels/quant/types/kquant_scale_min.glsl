@@ -18,3 +18,14 @@ uvec2 scale_min_words(uvec3 s, uint j) {
     if (j < 4) return uvec2(lo, hi) & 63u;
     return uvec2((top & 0xFu) | (lo >> 6 & 3u) << 4, (top >> 4 & 0xFu) | (hi >> 6 & 3u) << 4);
 }
+
+// Scale and min of sub-blocks 2g and 2g + 1 (g < 4) from the 12 bytes as 3
+// words, as (scale 2g, scale 2g + 1, min 2g, min 2g + 1): the 4 scales and 4
+// mins of the half that holds them unpacked a word at a time, no branches.
+uvec4 scale_min_pair(uvec3 s, uint g) {
+    const bool high = g >= 2;
+    const uint scales = high ? (s.z & 0x0F0F0F0Fu) | (s.x >> 2 & 0x30303030u) : s.x & 0x3F3F3F3Fu;
+    const uint mins = high ? (s.z >> 4 & 0x0F0F0F0Fu) | (s.y >> 2 & 0x30303030u) : s.y & 0x3F3F3F3Fu;
+    const uint shift = 16 * (g % 2);
+    return uvec4(scales >> shift, scales >> (shift + 8), mins >> shift, mins >> (shift + 8)) & 0xFFu;
+}

@@ -48,8 +48,8 @@ MvChunk mv_load(uint row, uint blk, uint c) {
     const uint b = row + blk, g = c / 4, q = 8 * g + c % 4;
     const vec2 dm = vec2(weights32[b].dm);
     const uvec3 s = uvec3(weights32[b].scales[0], weights32[b].scales[1], weights32[b].scales[2]);
-    const uvec2 sm0 = scale_min_words(s, 2 * g), sm1 = scale_min_words(s, 2 * g + 1);
-    return MvChunk(dm.x * small_floats(uvec2(sm0.x, sm1.x)), dm.y * small_floats(uvec2(sm0.y, sm1.y)),
+    const uvec4 sm = scale_min_pair(s, g);
+    return MvChunk(dm.x * small_floats(sm.xy), dm.y * small_floats(sm.zw),
                    uint[2](weights32[b].qs[q], weights32[b].qs[q + 4]));
 }
 float mv_dot(MvChunk ch, uint j, vec4 x) {
