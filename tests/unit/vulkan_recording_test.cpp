@@ -8,9 +8,9 @@
 
 #include "graph/executor.hpp"
 #include "graph/reference_backend.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
 #include "graph_test_util.hpp"
 #include "kernels/quant/half.hpp"
-#include "graph/vulkan/vulkan_device.hpp"
 #include "ops/ops.hpp"
 #include "vulkan_test_util.hpp"
 

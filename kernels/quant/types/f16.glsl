@@ -22,12 +22,9 @@ struct MvChunk {
     uvec4 h;  // 8 halves
 };
 MvChunk mv_load(uint row, uint blk, uint c) {
-    const uint at = row + 8 * blk;
-    if (row % 8 == 0) return MvChunk(weights8[at / 8]);
-    uvec4 h;
-    for (uint i = 0; i < 4; ++i)
-        h[i] = packHalf2x16(vec2(weights[at + 2 * i].v, weights[at + 2 * i + 1].v));
-    return MvChunk(h);
+    if (row % 8 == 0) return MvChunk(weights8[(row + 8 * blk) / 8]);
+    const vec4 a = dequant4(row, 8 * blk), b = dequant4(row, 8 * blk + 4);  // exact: halves widened
+    return MvChunk(uvec4(packHalf2x16(a.xy), packHalf2x16(a.zw), packHalf2x16(b.xy), packHalf2x16(b.zw)));
 }
 float mv_dot(MvChunk ch, uint j, vec4 x) {
     return dot(vec4(unpackHalf2x16(ch.h[2 * j]), unpackHalf2x16(ch.h[2 * j + 1])), x);
