@@ -16,7 +16,8 @@ bool overlaps(VkBuffer b, VkDeviceSize begin, VkDeviceSize end, VkBuffer b2, VkD
 
 }  // namespace
 
-Recorder::Recorder(VulkanBackend& backend, VkCommandBuffer cb) : backend_(backend), cb_(cb) {}
+Recorder::Recorder(VulkanBackend& backend, VkCommandBuffer cb, std::vector<DeviceAllocation>& scratch_owner)
+    : backend_(backend), cb_(cb), scratch_owner_(scratch_owner) {}
 
 VulkanDevice& Recorder::device() { return backend_.device(); }
 
@@ -29,6 +30,19 @@ BoundTensor Recorder::bind(const Tensor& t) {
     b.shift = uint32_t(span.offset - b.offset);
     b.range = std::min<VkDeviceSize>((b.shift + t.nbytes() + 3) / 4 * 4, span.buffer_end - b.offset);
     return b;
+}
+
+BoundTensor Recorder::derived_copy(const BoundTensor& source, VkDeviceSize bytes, bool& fresh) {
+    const Range src{source.buffer, source.offset, source.offset + source.range};
+    fresh = !(scratch_holds_ && scratch_holds_->bytes == bytes && scratch_holds_->source.buffer == src.buffer &&
+              scratch_holds_->source.begin == src.begin && scratch_holds_->source.end == src.end);
+    if (scratch_.range < bytes) {  // earlier commands keep the smaller region
+        const DeviceAllocation& a = scratch_owner_.emplace_back(device().memory().allocate(bytes, MemoryKind::Device));
+        scratch_ = {.buffer = a.buffer, .offset = a.offset, .range = bytes};
+        fresh = true;
+    }
+    scratch_holds_ = ScratchCopy{src, bytes};
+    return {.buffer = scratch_.buffer, .offset = scratch_.offset, .range = bytes};
 }
 
 void Recorder::barrier() {
@@ -52,6 +66,7 @@ void Recorder::hazard_check(const std::vector<Range>& reads, const std::vector<R
         return false;
     };
     if (hits(reads, pending_writes_) || hits(writes, pending_writes_) || hits(writes, pending_reads_)) barrier();
+    if (scratch_holds_ && hits(writes, {scratch_holds_->source})) scratch_holds_.reset();
     pending_reads_.insert(pending_reads_.end(), reads.begin(), reads.end());
     pending_writes_.insert(pending_writes_.end(), writes.begin(), writes.end());
 }

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "graph/tensor.hpp"
+#include "graph/vulkan/memory_pool.hpp"
 #include "graph/vulkan/vk_api.hpp"
 
 namespace tessera {
@@ -35,7 +37,9 @@ struct RecordStats {
 
 class Recorder {
 public:
-    Recorder(VulkanBackend& backend, VkCommandBuffer cb);
+    // Scratch memory the recording allocates goes into `scratch_owner`, to be
+    // released when its command buffer is no longer used.
+    Recorder(VulkanBackend& backend, VkCommandBuffer cb, std::vector<DeviceAllocation>& scratch_owner);
 
     VulkanDevice& device();
     BoundTensor bind(const Tensor& t);
@@ -51,6 +55,14 @@ public:
         static_assert(sizeof(Push) <= 128, "push constants are limited to 128 bytes");
         dispatch_raw(shader, spec, reads, writes, &push, sizeof(Push), groups, z);
     }
+    // Device memory of `bytes` for a kernel's copy of `source` in another
+    // form (the tensor-core matmul's fp16 copy of its activations). One
+    // region serves the whole recording: `fresh` is false when it still
+    // holds the copy an earlier command made of the same source range with
+    // the same size, and nothing has written that range since (q, k and v
+    // projections share one copy); else the caller writes it. Overwriting it
+    // is ordered after its earlier readers like any other write.
+    BoundTensor derived_copy(const BoundTensor& source, VkDeviceSize bytes, bool& fresh);
     // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
     void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
 
@@ -71,6 +83,13 @@ private:
 
     VulkanBackend& backend_;
     VkCommandBuffer cb_;
+    std::vector<DeviceAllocation>& scratch_owner_;
+    struct ScratchCopy {
+        Range source;
+        VkDeviceSize bytes;
+    };
+    BoundTensor scratch_;                         // the latest scratch region
+    std::optional<ScratchCopy> scratch_holds_;  // what it holds a copy of
     std::vector<Range> pending_reads_, pending_writes_;  // since the last barrier
     RecordStats stats_;
 };

@@ -83,10 +83,16 @@ struct VulkanBackend::Segment {
     VkQueryPool queries = VK_NULL_HANDLE;
     bool timed = false;
     RecordStats stats;
+    std::vector<DeviceAllocation> scratch;  // the kernels' (Recorder::derived_copy)
 
     explicit Segment(std::shared_ptr<VulkanDevice> d) : submitter(std::move(d)) {}
     ~Segment() {
         if (queries != VK_NULL_HANDLE) vk::vkDestroyQueryPool(submitter.device->device(), queries, nullptr);
+        release_scratch();
+    }
+    void release_scratch() {
+        for (const DeviceAllocation& a : scratch) submitter.device->memory().release(a);
+        scratch.clear();
     }
 };
 
@@ -252,13 +258,14 @@ void VulkanBackend::record(Segment& seg, std::span<Tensor* const> nodes, bool ti
     }
     seg.nodes.assign(nodes.begin(), nodes.end());
     vk::check(vk::vkResetCommandBuffer(seg.submitter.cb, 0), "vkResetCommandBuffer");
+    seg.release_scratch();
     seg.submitter.begin(false);
     VkCommandBuffer cb = seg.submitter.cb;
     if (seg.timed) {
         vk::vkCmdResetQueryPool(cb, seg.queries, 0, uint32_t(nodes.size() + 1));
         vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, seg.queries, 0);
     }
-    Recorder rec(*this, cb);
+    Recorder rec(*this, cb, seg.scratch);
     for (size_t i = 0; i < nodes.size(); ++i) {
         const Tensor& node = *nodes[i];
         const VulkanKernel* k = find_vulkan_kernel(node.op->name);

@@ -6,13 +6,17 @@
 // A workgroup computes BM rows of W by BN tokens, each subgroup a WM x WN
 // part of them as CM x CN cooperative matrices with fp32 accumulators. Per
 // step of BK values the threads dequantize W's BM x BK tile and copy x's
-// BN x BK tile into shared memory as fp16 (x is rounded to fp16: the tensor
-// cores take no more), then each subgroup multiplies its CM x CK and CK x CN
-// pieces while the loads of the next step are in flight (held in registers
-// until the multiplies are done). The tiles are double-buffered: the next
-// step's go to the other buffer, so one barrier per step suffices. Results
-// go out through a per-subgroup staging matrix in shared memory, so that rows
-// and tokens past the edge are not stored.
+// BN x BK tile into shared memory as fp16, then each subgroup multiplies its
+// CM x CK and CK x CN pieces while the loads of the next step are in flight
+// (held in registers until the multiplies are done). The tiles are
+// double-buffered: the next step's go to the other buffer, so one barrier per
+// step suffices. Results go out through a per-subgroup staging matrix in
+// shared memory, so that rows and tokens past the edge are not stored.
+//
+// x comes as an fp16 copy with dense rows (graph/vulkan/kernels/half_copy.hpp):
+// the tensor cores take no more, and converting it here cost every workgroup
+// of rows the same work again (on an H200, reading no x at all made prompts
+// 28-37% faster).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #include "common.glsl"
@@ -27,7 +31,7 @@ layout(constant_id = 6) const uint CM = 16;  // a shape the device lists
 layout(constant_id = 7) const uint CN = 16;
 layout(constant_id = 8) const uint CK = 16;
 
-layout(binding = 1, scalar) readonly buffer X { float x[]; };
+layout(binding = 1, scalar) readonly buffer X { uvec2 x4[]; };  // 4 fp16 values each
 layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
 
 // The tiles hold 4 fp16 values per uvec2 (one store each), in rows padded by
@@ -42,7 +46,8 @@ shared float stage[(BM / WM) * (BN / WN) * CM * CN];
 // Each thread loads the same 4-value pieces of every step's tiles.
 const uint WG = gl_WorkGroupSize.x;
 const uint W_PIECES = (BM * BK / 4 + WG - 1) / WG, X_PIECES = (BN * BK / 4 + WG - 1) / WG;
-vec4 wnext[W_PIECES], xnext[X_PIECES];
+vec4 wnext[W_PIECES];
+uvec2 xnext[X_PIECES];
 
 uvec2 pack4(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f16vec2(v.zw))); }
 
@@ -59,9 +64,8 @@ void fetch(uint k0, uint row0, uint col0, uint x0) {
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = min(t + i * WG, BN * BK / 4 - 1), c = v / (BK / 4), kk = k0 + v % (BK / 4) * 4;
-        const uint at = x0 + min(col0 + c, p.m - 1) * p.x_nb1 + min(kk, p.k - 4);
-        const vec4 xv = vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
-        xnext[i] = kk < p.k ? xv : vec4(0.0);
+        const uvec2 xv = x4[(x0 + min(col0 + c, p.m - 1) * p.x_nb1 + min(kk, p.k - 4)) / 4];
+        xnext[i] = kk < p.k ? xv : uvec2(0);
     }
 }
 
@@ -73,7 +77,7 @@ void store_tiles(uint buf) {
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = t + i * WG;
-        if (v < BN * BK / 4) xtile[xb + v / (BK / 4) * STRIDE + v % (BK / 4)] = pack4(xnext[i]);
+        if (v < BN * BK / 4) xtile[xb + v / (BK / 4) * STRIDE + v % (BK / 4)] = xnext[i];
     }
 }
 

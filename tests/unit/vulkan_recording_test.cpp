@@ -124,5 +124,68 @@ TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
     }
 }
 
+// The scratch memory of derived copies (the tensor-core matmul's fp16 copy
+// of x, shared by the q, k and v projections): a request for the copy of the
+// same range and size reuses it, until a command writes that range or
+// another copy takes the scratch over; a larger request gets a new region
+// (the old one stays with the segment, as earlier commands use it).
+TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    VulkanDevice& device = vulkan->device();
+    VkCommandPoolCreateInfo pool_info{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                      .queueFamilyIndex = device.queue_family()};
+    VkCommandPool pool = VK_NULL_HANDLE;
+    ASSERT_EQ(vk::vkCreateCommandPool(device.device(), &pool_info, nullptr, &pool), VK_SUCCESS);
+    VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    ASSERT_EQ(vk::vkAllocateCommandBuffers(device.device(), &alloc, &cb), VK_SUCCESS);
+    VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    ASSERT_EQ(vk::vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+
+    const DeviceAllocation a = device.memory().allocate(1024, MemoryKind::Device),
+                           b = device.memory().allocate(1024, MemoryKind::Device);
+    const BoundTensor src{.buffer = a.buffer, .offset = a.offset, .range = 1024},
+        other{.buffer = b.buffer, .offset = b.offset, .range = 1024};
+    std::vector<DeviceAllocation> owned;
+    {
+        Recorder rec(*vulkan, cb, owned);
+        bool fresh = false;
+        const BoundTensor first = rec.derived_copy(src, 512, fresh);
+        EXPECT_TRUE(fresh);
+        EXPECT_EQ(first.range, 512u);
+        const BoundTensor again = rec.derived_copy(src, 512, fresh);
+        EXPECT_FALSE(fresh);
+        EXPECT_EQ(again.buffer, first.buffer);
+        EXPECT_EQ(again.offset, first.offset);
+        rec.derived_copy(src, 256, fresh);  // another copy of the same range
+        EXPECT_TRUE(fresh);
+        rec.derived_copy(other, 256, fresh);
+        EXPECT_TRUE(fresh);
+        rec.derived_copy(src, 256, fresh);  // other's copy took the scratch over
+        EXPECT_TRUE(fresh);
+        rec.derived_copy(src, 256, fresh);
+        EXPECT_FALSE(fresh);
+        rec.copy(other, src, {{.srcOffset = 0, .dstOffset = 1020, .size = 4}});  // writes src's last word
+        rec.derived_copy(src, 256, fresh);
+        EXPECT_TRUE(fresh);
+        rec.copy(src, other, {{.srcOffset = 0, .dstOffset = 0, .size = 4}});  // reads src
+        rec.derived_copy(src, 256, fresh);
+        EXPECT_FALSE(fresh);
+        EXPECT_EQ(owned.size(), 1u);
+        const BoundTensor big = rec.derived_copy(src, 4096, fresh);
+        EXPECT_TRUE(fresh);
+        EXPECT_EQ(big.range, 4096u);
+        EXPECT_EQ(owned.size(), 2u);
+    }
+    ASSERT_EQ(vk::vkEndCommandBuffer(cb), VK_SUCCESS);
+    for (const DeviceAllocation& d : owned) device.memory().release(d);
+    device.memory().release(a);
+    device.memory().release(b);
+    vk::vkDestroyCommandPool(device.device(), pool, nullptr);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -2,6 +2,7 @@
 // for a few tokens, for more of shaders/quant/matmul_coopmat.glsl (tensor
 // cores) where the device and the build have it, else of
 // shaders/quant/matmul.glsl (tiled).
+#include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
@@ -166,10 +167,12 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         return push;
     };
     if (const std::string shader = coopmat_shader(rec.device(), w.type); !shader.empty()) {
-        const MatmulPush push = matmul_push(kCoopBN);
+        MatmulPush push = matmul_push(kCoopBN);
+        const BoundTensor bx16 = record_half_copy(x, rec);  // dense rows of halves
+        push.x = {0, push.k, push.k * push.m, push.k * push.m * push.ne2};
         const CoopmatShape& s = rec.device().coopmat();
         const uint32_t group = (kCoopBM / kCoopWM) * (kCoopBN / kCoopWN) * rec.device().info().subgroup_size;
-        rec.dispatch(shader, {group, kCoopBM, kCoopBN, kCoopBK, kCoopWM, kCoopWN, s.m, s.n, s.k}, {bw, bx}, {by},
+        rec.dispatch(shader, {group, kCoopBM, kCoopBN, kCoopBK, kCoopWM, kCoopWN, s.m, s.n, s.k}, {bw, bx16}, {by},
                      push, groups_of(push.n, kCoopBM), push.col_groups * batches);
     } else {
         const MatmulPush push = matmul_push(kBN);
