@@ -51,15 +51,27 @@ struct MatmulPush {  // shaders/matmul_args.glsl
 // Double-buffered tiles took 4096 x 4096 from 0.345 to 0.334 ms and 11008 x
 // 4096 from 0.93 to 0.90 ms. Not better (double-buffered or not): subgroups
 // of 32 x 32, 64 x 16, 32 x 64 or 64 x 32 (fragments reused) in 128 x 64 and
-// 128 x 128 tiles (0.43-0.61 ms), 64 x 128 tiles (0.59 ms), BK 64 (0.354 ms).
-constexpr uint32_t kCoopBM = 64, kCoopBN = 64, kCoopBK = 32, kCoopWM = 32, kCoopWN = 16;
+// 128 x 128 tiles (0.43-0.61 ms), 64 x 128 tiles (0.59 ms). Since x comes as
+// an fp16 copy, BK 64 beats 32 (pp512 TinyLlama Q4_0 21.3k -> 21.6-23.1k,
+// Llama-2-7B Q4_0 4.62k -> 5.16-5.35k tok/s); more than 2 accumulators per
+// subgroup are still about 2x slower, with the loops unrolled or not.
+constexpr uint32_t kCoopBM = 64, kCoopBN = 64, kCoopBK = 64, kCoopWM = 32, kCoopWN = 16;
+
+// Shared memory of the tensor-core kernel (shaders/quant/matmul_coopmat.glsl):
+// two W and two x tiles of fp16 rows padded by 8 values, and a CM x CN
+// fp32 staging matrix per subgroup.
+constexpr uint32_t coopmat_shared_bytes(uint32_t cm, uint32_t cn) {
+    return 2 * (kCoopBM + kCoopBN) * (kCoopBK + 8) * 2 + (kCoopBM / kCoopWM) * (kCoopBN / kCoopWN) * cm * cn * 4;
+}
 
 // The tensor-core variant for weights of `type` where the device and the
 // build have it, else empty.
 std::string coopmat_shader(VulkanDevice& device, GgmlType type) {
     const CoopmatShape& s = device.coopmat();
     const std::string name = weight_shader("matmul_coopmat", type);
-    if (!s || kCoopWM % s.m != 0 || kCoopWN % s.n != 0 || kCoopBK % s.k != 0 || !find_shader(name)) return {};
+    if (!s || kCoopWM % s.m != 0 || kCoopWN % s.n != 0 || kCoopBK % s.k != 0 || !find_shader(name) ||
+        coopmat_shared_bytes(s.m, s.n) > device.limits().maxComputeSharedMemorySize)
+        return {};
     return name;
 }
 
