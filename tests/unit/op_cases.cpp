@@ -127,6 +127,12 @@ std::vector<OpCase> op_cases() {
              auto kv = [&](const char* name) { return permute(in(g, name, {128, 4, 300, 1}), {0, 2, 1, 3}); };
              return attention(in(g, "in_q", {128, 4, 7, 1}), kv("in_k"), kv("in_v"), positions_from(g, 293, 7), 0.09f);
          }, 1e-7},
+        // 40 rows per kv head: a workgroup of 32 (outputs in blocks of 8
+        // rows) and one of 8 rows and 24 past the last; 56 keys at most.
+        {"attention_prompt_mha_d128_40_tokens", [](Graph& g) {
+             return attention(in(g, "in_q", {128, 2, 40, 1}), in(g, "in_k", {128, 60, 2, 1}),
+                              in(g, "in_v", {128, 60, 2, 1}), positions_from(g, 15, 40), 0.08f);
+         }, 1e-7},
         {"attention_d256_group7", [](Graph& g) {  // a smaller tile of keys (shared memory), 7 heads per kv head
              return attention(in(g, "in_q", {256, 7, 3, 1}), in(g, "in_k", {256, 40, 1, 1}), in(g, "in_v", {256, 40, 1, 1}),
                               positions_from(g, 30, 3), 0.06f);

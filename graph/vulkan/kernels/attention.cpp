@@ -11,10 +11,13 @@ namespace tessera::vkk {
 namespace {
 
 constexpr uint32_t kGroup = 128;
-constexpr uint32_t kMaxRows = 8;
+// Query rows per workgroup of a prompt: each tile of keys serves them all.
+// Tiles of 64 keys where they fit (TinyLlama's head_dim 64) were no faster
+// than 32 on an H200.
+constexpr uint32_t kMaxRows = 32;
 // attention_decode.comp's workgroup and keys per chunk.
 constexpr uint32_t kDecodeGroup = 256, kDecodeChunk = 256;
-// Shared memory grows with head_dim: at 256, 8 rows and a tile of 16 keys take 25 KiB.
+// Shared memory grows with head_dim: at 256, 32 rows and a tile of 8 keys take 42 KiB.
 constexpr int64_t kMaxHeadDim = 256;
 
 struct Push {
@@ -31,7 +34,8 @@ bool supports(const Tensor& out) { return out.ne[0] <= kMaxHeadDim; }
 
 // Shared memory of the shader (its `shared` declarations), in bytes.
 uint32_t shared_bytes(uint32_t head_dim, uint32_t rows, uint32_t tile) {
-    return 4 * (rows * head_dim + tile * (head_dim + 1) + rows * tile + 5 * rows);
+    const uint32_t vec4s = (head_dim + 3) / 4;
+    return 16 * (rows * vec4s + tile * (vec4s + 1)) + 4 * (rows * tile + 5 * rows);
 }
 
 void record(const Tensor& out, Recorder& rec) {
@@ -61,7 +65,8 @@ void record(const Tensor& out, Recorder& rec) {
     const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
     // A token or a few (generation): a workgroup per query row
     // (attention_decode.comp) where K, V and the output are in 4-value
-    // pieces; a prompt: up to kMaxRows rows share each tile of keys they load.
+    // pieces; else attention.comp, where for a prompt up to kMaxRows rows
+    // share each tile of keys they load.
     const bool few_tokens = q.ne[2] <= 4;
     const uint32_t piece = 4 * kv_bytes;
     auto in_pieces = [&](const BoundTensor& b, const Tensor& t, uint32_t bytes) {
@@ -77,11 +82,19 @@ void record(const Tensor& out, Recorder& rec) {
                      {bq, bk, bv, bpos}, {bo}, pieces, uint64_t(k.ne[2]) * rows_per_kv_head);
         return;
     }
-    const uint32_t rows = few_tokens ? 1 : uint32_t(std::min<uint64_t>(kMaxRows, rows_per_kv_head));
-    uint32_t tile = few_tokens ? 128 : 32;  // halved to fit the device's shared memory
-    while (tile > 8 && shared_bytes(head_dim, rows, tile) > rec.device().limits().maxComputeSharedMemorySize)
-        tile /= 2;
-    rec.dispatch("attention", {kGroup, head_dim, rows, tile, uint32_t(k.type == GgmlType::F16)},
+    // Rows in blocks of 4 (those past the last compute nothing); the tile,
+    // then the rows, halved to fit the device's shared memory.
+    uint32_t rows = few_tokens ? 4 : uint32_t(std::min<uint64_t>(kMaxRows, (rows_per_kv_head + 3) / 4 * 4));
+    uint32_t tile = few_tokens ? 128 : 32;
+    while (shared_bytes(head_dim, rows, tile) > rec.device().limits().maxComputeSharedMemorySize && (tile > 8 || rows > 4)) {
+        if (tile > 8)
+            tile /= 2;
+        else
+            rows = std::max(4u, rows / 2 / 4 * 4);
+    }
+    // Output blocks of 8 rows where that still gives every invocation one.
+    const uint32_t out_rows = rows % 8 == 0 && rows / 8 * ((head_dim + 3) / 4) >= kGroup ? 8 : 4;
+    rec.dispatch("attention", {kGroup, head_dim, rows, tile, uint32_t(k.type == GgmlType::F16), out_rows},
                  {bq, bk, bv, bpos}, {bo}, push, uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows));
 }
 
