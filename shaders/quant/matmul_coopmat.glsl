@@ -4,7 +4,7 @@
 // device that reports it (graph/vulkan/kernels/matmul.cpp).
 //
 // A workgroup computes BM rows of W by BN tokens, each subgroup a WM x WN
-// part of them as CM x CN cooperative matrices with fp32 accumulators. Per
+// part of them as 2 x 2 CM x CN cooperative matrices with fp32 accumulators. Per
 // step of BK values the threads dequantize W's BM x BK tile and copy x's
 // BN x BK tile into shared memory as fp16, then each subgroup multiplies its
 // CM x CK and CK x CN pieces while the loads of the next step are in flight
@@ -22,14 +22,16 @@
 #include "common.glsl"
 #include "matmul_args.glsl"
 
-layout(constant_id = 1) const uint BM = 64;
-layout(constant_id = 2) const uint BN = 64;
+layout(constant_id = 1) const uint BM = 64;  // a multiple of WM
+layout(constant_id = 2) const uint BN = 64;  // a multiple of WN
 layout(constant_id = 3) const uint BK = 32;  // a multiple of CK and of 4
-layout(constant_id = 4) const uint WM = 32;  // a multiple of CM
-layout(constant_id = 5) const uint WN = 32;  // a multiple of CN; workgroup = (BM / WM) * (BN / WN) subgroups
-layout(constant_id = 6) const uint CM = 16;  // a shape the device lists
-layout(constant_id = 7) const uint CN = 16;
-layout(constant_id = 8) const uint CK = 16;
+layout(constant_id = 4) const uint CM = 16;  // a shape the device lists
+layout(constant_id = 5) const uint CN = 16;
+layout(constant_id = 6) const uint CK = 16;
+// Each subgroup computes 2 x 2 cooperative matrices, held in four variables:
+// as arrays, more than two of them made the kernel twice as slow on an H200
+// (the loops over them unrolled or not).
+const uint WM = 2 * CM, WN = 2 * CN;  // workgroup = (BM / WM) * (BN / WN) subgroups
 
 layout(binding = 1, scalar) readonly buffer X { uvec2 x4[]; };  // 4 fp16 values each
 layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
@@ -81,16 +83,33 @@ void store_tiles(uint buf) {
     }
 }
 
+#define ACC fcoopmatNV<32, gl_ScopeSubgroup, CM, CN>
+
+// The subgroup's part of the tile: its first row and first token.
+uvec2 subgroup_part() { return uvec2(gl_SubgroupID % (BM / WM) * WM, gl_SubgroupID / (BM / WM) * WN); }
+
+// Stores accumulator c, the subgroup's matrix (i, j), through the subgroup's
+// staging matrix (column-major: a token's CM rows are contiguous, as in y).
+void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint y0) {
+    const uint at = gl_SubgroupID * CM * CN;
+    const uvec2 part = subgroup_part();
+    coopMatStoreNV(c, stage, at, CM, true);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    for (uint e = gl_SubgroupInvocationID; e < CM * CN; e += gl_SubgroupSize) {
+        const uint row = row0 + part.x + i * CM + e % CM, col = col0 + part.y + j * CN + e / CM;
+        if (row < p.n && col < p.m) y[y0 + col * p.y_nb1 + row] = stage[at + e];
+    }
+    subgroupBarrier();  // read before the next matrix overwrites it
+}
+
 void main() {
     const uint row0 = flat_group() * BM, col0 = col_group() * BN;
     if (row0 >= p.n) return;  // a split grid's spare groups
-    const uint sg = gl_SubgroupID;
-    const uint sr = sg % (BM / WM) * WM, sc = sg / (BM / WM) * WN;  // the subgroup's part of the tile
+    const uint sr = subgroup_part().x, sc = subgroup_part().y;
     const uint x0 = x_col(0), y0 = y_col(0);
 
-    fcoopmatNV<32, gl_ScopeSubgroup, CM, CN> acc[WM / CM][WN / CN];
-    for (uint i = 0; i < WM / CM; ++i)
-        for (uint j = 0; j < WN / CN; ++j) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, CM, CN>(0.0);
+    ACC c00 = ACC(0.0), c01 = c00, c10 = c00, c11 = c00;
 
     fetch(0, row0, col0, x0);
     store_tiles(0);
@@ -99,15 +118,17 @@ void main() {
         fetch(k0 + BK, row0, col0, x0);  // past k on the last step: zeros, unused
         const uint wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
         for (uint kk = 0; kk < BK; kk += CK) {
-            fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a[WM / CM];
-            fcoopmatNV<16, gl_ScopeSubgroup, CK, CN> b[WN / CN];
-            for (uint i = 0; i < WM / CM; ++i)
-                coopMatLoadNV(a[i], wtile, wb + (sr + i * CM) * STRIDE + kk / 4, STRIDE, false);
+            fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a0, a1;
+            fcoopmatNV<16, gl_ScopeSubgroup, CK, CN> b0, b1;
+            coopMatLoadNV(a0, wtile, wb + sr * STRIDE + kk / 4, STRIDE, false);
+            coopMatLoadNV(a1, wtile, wb + (sr + CM) * STRIDE + kk / 4, STRIDE, false);
             // x's tile holds tokens as rows: column-major for the K x N operand.
-            for (uint j = 0; j < WN / CN; ++j)
-                coopMatLoadNV(b[j], xtile, xb + (sc + j * CN) * STRIDE + kk / 4, STRIDE, true);
-            for (uint i = 0; i < WM / CM; ++i)
-                for (uint j = 0; j < WN / CN; ++j) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+            coopMatLoadNV(b0, xtile, xb + sc * STRIDE + kk / 4, STRIDE, true);
+            coopMatLoadNV(b1, xtile, xb + (sc + CN) * STRIDE + kk / 4, STRIDE, true);
+            c00 = coopMatMulAddNV(a0, b0, c00);
+            c01 = coopMatMulAddNV(a0, b1, c01);
+            c10 = coopMatMulAddNV(a1, b0, c10);
+            c11 = coopMatMulAddNV(a1, b1, c11);
         }
         // The other buffer's last readers, the previous step's multiplies,
         // finished before the last barrier.
@@ -115,17 +136,8 @@ void main() {
         barrier();
     }
 
-    // Column-major staging: a token's CM rows are contiguous, as in y.
-    const uint at = sg * CM * CN;
-    for (uint i = 0; i < WM / CM; ++i)
-        for (uint j = 0; j < WN / CN; ++j) {
-            coopMatStoreNV(acc[i][j], stage, at, CM, true);
-            subgroupMemoryBarrierShared();
-            subgroupBarrier();
-            for (uint e = gl_SubgroupInvocationID; e < CM * CN; e += gl_SubgroupSize) {
-                const uint row = row0 + sr + i * CM + e % CM, col = col0 + sc + j * CN + e / CM;
-                if (row < p.n && col < p.m) y[y0 + col * p.y_nb1 + row] = stage[at + e];
-            }
-            subgroupBarrier();  // read before the next matrix overwrites it
-        }
+    store_acc(c00, 0, 0, row0, col0, y0);
+    store_acc(c01, 0, 1, row0, col0, y0);
+    store_acc(c10, 1, 0, row0, col0, y0);
+    store_acc(c11, 1, 1, row0, col0, y0);
 }

@@ -44,24 +44,24 @@ struct MatmulPush {  // shaders/matmul_args.glsl
     uint32_t ids_first = 0, dst_ne1 = 0, y_nb_head = 0;
 };
 
-// The tensor-core kernel's BM x BN tile, WM x WN per subgroup (8 subgroups),
-// BK values per step; the device's cooperative-matrix shape must divide them.
-// Measured on an H200 (Llama-2-7B shapes, 512 tokens): 8 subgroups of 32 x 16
-// beat 4 of 32 x 32 by 30-40%, and tiles of 128 x 64 and 128 x 128.
-// Double-buffered tiles took 4096 x 4096 from 0.345 to 0.334 ms and 11008 x
-// 4096 from 0.93 to 0.90 ms. Not better (double-buffered or not): subgroups
-// of 32 x 32, 64 x 16, 32 x 64 or 64 x 32 (fragments reused) in 128 x 64 and
-// 128 x 128 tiles (0.43-0.61 ms), 64 x 128 tiles (0.59 ms). Since x comes as
-// an fp16 copy, BK 64 beats 32 (pp512 TinyLlama Q4_0 21.3k -> 21.6-23.1k,
-// Llama-2-7B Q4_0 4.62k -> 5.16-5.35k tok/s); more than 2 accumulators per
-// subgroup are still about 2x slower, with the loops unrolled or not.
-constexpr uint32_t kCoopBM = 64, kCoopBN = 64, kCoopBK = 64, kCoopWM = 32, kCoopWN = 16;
+// The tensor-core kernel's BM x BN tile and BK values per step; each
+// subgroup computes 2 x 2 of the device's cooperative matrices (32 x 32 with
+// 16 x 16 ones), which must divide the tile.
+// Measured on an H200 (pp512, 7B shapes unless named): double-buffered tiles
+// took 4096 x 4096 from 0.345 to 0.334 ms and 11008 x 4096 from 0.93 to 0.90
+// ms. Since x comes as an fp16 copy, BK 64 beat 32 (with subgroups of 32 x 16
+// then: TinyLlama Q4_0 21.3k -> 21.6-23.1k, Llama-2-7B Q4_0 4.62k -> 5.16-5.35k
+// tok/s). Accumulators in variables instead of an array (see the shader):
+// subgroups of 32 x 32 took Llama-2-7B Q4_0 to 6.1k (64 x 64 x 64) and 6.3k
+// (64 x 128 x 32).
+constexpr uint32_t kCoopBM = 64, kCoopBN = 64, kCoopBK = 64;
 
 // Shared memory of the tensor-core kernel (shaders/quant/matmul_coopmat.glsl):
 // two W and two x tiles of fp16 rows padded by 8 values, and a CM x CN
 // fp32 staging matrix per subgroup.
-constexpr uint32_t coopmat_shared_bytes(uint32_t cm, uint32_t cn) {
-    return 2 * (kCoopBM + kCoopBN) * (kCoopBK + 8) * 2 + (kCoopBM / kCoopWM) * (kCoopBN / kCoopWN) * cm * cn * 4;
+constexpr uint32_t coopmat_subgroups(const CoopmatShape& s) { return (kCoopBM / (2 * s.m)) * (kCoopBN / (2 * s.n)); }
+constexpr uint32_t coopmat_shared_bytes(const CoopmatShape& s) {
+    return 2 * (kCoopBM + kCoopBN) * (kCoopBK + 8) * 2 + coopmat_subgroups(s) * s.m * s.n * 4;
 }
 
 // The tensor-core variant for weights of `type` where the device and the
@@ -69,8 +69,8 @@ constexpr uint32_t coopmat_shared_bytes(uint32_t cm, uint32_t cn) {
 std::string coopmat_shader(VulkanDevice& device, GgmlType type) {
     const CoopmatShape& s = device.coopmat();
     const std::string name = weight_shader("matmul_coopmat", type);
-    if (!s || kCoopWM % s.m != 0 || kCoopWN % s.n != 0 || kCoopBK % s.k != 0 || !find_shader(name) ||
-        coopmat_shared_bytes(s.m, s.n) > device.limits().maxComputeSharedMemorySize)
+    if (!s || kCoopBM % (2 * s.m) != 0 || kCoopBN % (2 * s.n) != 0 || kCoopBK % s.k != 0 || !find_shader(name) ||
+        coopmat_shared_bytes(s) > device.limits().maxComputeSharedMemorySize)
         return {};
     return name;
 }
@@ -183,8 +183,8 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         const BoundTensor bx16 = record_half_copy(x, rec);  // dense rows of halves
         push.x = {0, push.k, push.k * push.m, push.k * push.m * push.ne2};
         const CoopmatShape& s = rec.device().coopmat();
-        const uint32_t group = (kCoopBM / kCoopWM) * (kCoopBN / kCoopWN) * rec.device().info().subgroup_size;
-        rec.dispatch(shader, {group, kCoopBM, kCoopBN, kCoopBK, kCoopWM, kCoopWN, s.m, s.n, s.k}, {bw, bx16}, {by},
+        const uint32_t group = coopmat_subgroups(s) * rec.device().info().subgroup_size;
+        rec.dispatch(shader, {group, kCoopBM, kCoopBN, kCoopBK, s.m, s.n, s.k}, {bw, bx16}, {by},
                      push, groups_of(push.n, kCoopBM), push.col_groups * batches);
     } else {
         const MatmulPush push = matmul_push(kBN);
