@@ -4,7 +4,8 @@
 // device that reports it (graph/vulkan/kernels/matmul.cpp).
 //
 // A workgroup computes BM rows of W by BN tokens, each subgroup a WM x WN
-// part of them as 2 x 2 CM x CN cooperative matrices with fp32 accumulators. Per
+// part of them as COOP_ROWS x 2 CM x CN cooperative matrices with fp32
+// accumulators. Per
 // step of BK values the threads dequantize W's BM x BK tile and copy x's
 // BN x BK tile into shared memory as fp16, then each subgroup multiplies its
 // CM x CK and CK x CN pieces while the loads of the next step are in flight
@@ -28,10 +29,14 @@ layout(constant_id = 3) const uint BK = 32;  // a multiple of CK and of 4
 layout(constant_id = 4) const uint CM = 16;  // a shape the device lists
 layout(constant_id = 5) const uint CN = 16;
 layout(constant_id = 6) const uint CK = 16;
-// Each subgroup computes 2 x 2 cooperative matrices, held in four variables:
-// as arrays, more than two of them made the kernel twice as slow on an H200
-// (the loops over them unrolled or not).
-const uint WM = 2 * CM, WN = 2 * CN;  // workgroup = (BM / WM) * (BN / WN) subgroups
+// Each subgroup computes COOP_ROWS x 2 cooperative matrices, held in
+// variables: as arrays, more than two of them made the kernel twice as slow
+// on an H200 (with constant or specialization-constant bounds, the loops
+// over them unrolled or not). matmul_tall_coopmat.glsl sets COOP_ROWS 4.
+#ifndef COOP_ROWS
+#define COOP_ROWS 2
+#endif
+const uint WM = COOP_ROWS * CM, WN = 2 * CN;  // workgroup = (BM / WM) * (BN / WN) subgroups
 
 layout(binding = 1, scalar) readonly buffer X { uvec2 x4[]; };  // 4 fp16 values each
 layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
@@ -110,6 +115,9 @@ void main() {
     const uint x0 = x_col(0), y0 = y_col(0);
 
     ACC c00 = ACC(0.0), c01 = c00, c10 = c00, c11 = c00;
+#if COOP_ROWS == 4
+    ACC c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+#endif
 
     fetch(0, row0, col0, x0);
     store_tiles(0);
@@ -129,6 +137,15 @@ void main() {
             c01 = coopMatMulAddNV(a0, b1, c01);
             c10 = coopMatMulAddNV(a1, b0, c10);
             c11 = coopMatMulAddNV(a1, b1, c11);
+#if COOP_ROWS == 4
+            fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a2, a3;
+            coopMatLoadNV(a2, wtile, wb + (sr + 2 * CM) * STRIDE + kk / 4, STRIDE, false);
+            coopMatLoadNV(a3, wtile, wb + (sr + 3 * CM) * STRIDE + kk / 4, STRIDE, false);
+            c20 = coopMatMulAddNV(a2, b0, c20);
+            c21 = coopMatMulAddNV(a2, b1, c21);
+            c30 = coopMatMulAddNV(a3, b0, c30);
+            c31 = coopMatMulAddNV(a3, b1, c31);
+#endif
         }
         // The other buffer's last readers, the previous step's multiplies,
         // finished before the last barrier.
@@ -140,4 +157,10 @@ void main() {
     store_acc(c01, 0, 1, row0, col0, y0);
     store_acc(c10, 1, 0, row0, col0, y0);
     store_acc(c11, 1, 1, row0, col0, y0);
+#if COOP_ROWS == 4
+    store_acc(c20, 2, 0, row0, col0, y0);
+    store_acc(c21, 2, 1, row0, col0, y0);
+    store_acc(c30, 3, 0, row0, col0, y0);
+    store_acc(c31, 3, 1, row0, col0, y0);
+#endif
 }

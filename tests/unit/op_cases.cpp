@@ -210,6 +210,13 @@ std::vector<OpCase> op_cases() {
                          }, 5e-4});
         }
     }
+    // Rows enough for the tensor cores' tall variant (graph/vulkan/kernels/
+    // matmul.cpp), not a multiple of its tile; tokens not one of its tile.
+    if (find_quant_type(GgmlType::Q4_0) != nullptr)
+        v.push_back({"matmul_Q4_0_4100_rows_m9", [](Graph& g) {
+                         Tensor* w = g.weight("w", GgmlType::Q4_0, {64, 4100, 1, 1}, weights_of(GgmlType::Q4_0, 64, 4100).data());
+                         return matmul(w, in(g, "in_x", {64, 9, 1, 1}));
+                     }, 5e-4});
     // More workgroups than one grid dimension holds (65535): a matrix of 140001
     // short rows, and as many ids.
     if (find_quant_type(GgmlType::Q4_0) != nullptr) {

@@ -1,7 +1,11 @@
 // matmul (ops/matmul.hpp): the weight type's variant of shaders/quant/matvec.glsl
-// for a few tokens, for more of shaders/quant/matmul_coopmat.glsl (tensor
-// cores) where the device and the build have it, else of
-// shaders/quant/matmul.glsl (tiled).
+// for a few tokens, for more of shaders/quant/matmul_coopmat.glsl or, for
+// matrices of many rows, matmul_tall_coopmat.glsl (tensor cores) where the
+// device and the build have them, else of shaders/quant/matmul.glsl (tiled).
+#include <optional>
+#include <string_view>
+#include <utility>
+
 #include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
@@ -44,35 +48,41 @@ struct MatmulPush {  // shaders/matmul_args.glsl
     uint32_t ids_first = 0, dst_ne1 = 0, y_nb_head = 0;
 };
 
-// The tensor-core kernel's BM x BN tile and BK values per step; each
-// subgroup computes 2 x 2 of the device's cooperative matrices (32 x 32 with
-// 16 x 16 ones), which must divide the tile.
+// A tensor-core kernel: its skeleton, its BM x BN tile and BK values per
+// step; each subgroup computes frag_rows x 2 of the device's cooperative
+// matrices, which must divide the tile.
+struct CoopTile {
+    std::string_view skeleton;
+    uint32_t bm, bn, bk, frag_rows;
+
+    uint32_t subgroups(const CoopmatShape& s) const { return (bm / (frag_rows * s.m)) * (bn / (2 * s.n)); }
+    // Two W and two x tiles of fp16 rows padded by 8 values, and a CM x CN
+    // fp32 staging matrix per subgroup (shaders/quant/matmul_coopmat.glsl).
+    uint32_t shared_bytes(const CoopmatShape& s) const { return 2 * (bm + bn) * (bk + 8) * 2 + subgroups(s) * s.m * s.n * 4; }
+};
+
 // Measured on an H200 (pp512, 7B shapes unless named): double-buffered tiles
 // took 4096 x 4096 from 0.345 to 0.334 ms and 11008 x 4096 from 0.93 to 0.90
 // ms. Since x comes as an fp16 copy, BK 64 beat 32 (with subgroups of 32 x 16
 // then: TinyLlama Q4_0 21.3k -> 21.6-23.1k, Llama-2-7B Q4_0 4.62k -> 5.16-5.35k
 // tok/s). Accumulators in variables instead of an array (see the shader):
-// subgroups of 32 x 32 took Llama-2-7B Q4_0 to 6.1k (64 x 64 x 64) and 6.3k
-// (64 x 128 x 32).
-constexpr uint32_t kCoopBM = 64, kCoopBN = 64, kCoopBK = 64;
+// subgroups of 32 x 32 took Llama-2-7B Q4_0 to 6.1k (64 x 64 x 64). Subgroups
+// of 64 x 32 in 64 x 128 x 32 tiles gave Llama-2-7B 1-14% more (Q4_0 6.15k ->
+// 6.73k, Q4_K_M 4.85k -> 5.54k) but TinyLlama up to 7% less (F16 23.6k ->
+// 22.1k): its 2048-row matrices make 128 such tiles for 132 multiprocessors.
+constexpr CoopTile kCoopSquare{"matmul_coopmat", 64, 64, 64, 2}, kCoopTall{"matmul_tall_coopmat", 64, 128, 32, 4};
+constexpr int64_t kTallFromRows = 4096;
 
-// Shared memory of the tensor-core kernel (shaders/quant/matmul_coopmat.glsl):
-// two W and two x tiles of fp16 rows padded by 8 values, and a CM x CN
-// fp32 staging matrix per subgroup.
-constexpr uint32_t coopmat_subgroups(const CoopmatShape& s) { return (kCoopBM / (2 * s.m)) * (kCoopBN / (2 * s.n)); }
-constexpr uint32_t coopmat_shared_bytes(const CoopmatShape& s) {
-    return 2 * (kCoopBM + kCoopBN) * (kCoopBK + 8) * 2 + coopmat_subgroups(s) * s.m * s.n * 4;
-}
-
-// The tensor-core variant for weights of `type` where the device and the
-// build have it, else empty.
-std::string coopmat_shader(VulkanDevice& device, GgmlType type) {
+// The tensor-core variant for weights of `type` with `rows` rows where the
+// device and the build have it.
+std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, GgmlType type, int64_t rows) {
     const CoopmatShape& s = device.coopmat();
-    const std::string name = weight_shader("matmul_coopmat", type);
-    if (!s || kCoopBM % (2 * s.m) != 0 || kCoopBN % (2 * s.n) != 0 || kCoopBK % s.k != 0 || !find_shader(name) ||
-        coopmat_shared_bytes(s) > device.limits().maxComputeSharedMemorySize)
-        return {};
-    return name;
+    const CoopTile& t = rows >= kTallFromRows ? kCoopTall : kCoopSquare;
+    std::string name = weight_shader(t.skeleton, type);
+    if (!s || t.bm % (t.frag_rows * s.m) != 0 || t.bn % (2 * s.n) != 0 || t.bk % s.k != 0 || !find_shader(name) ||
+        t.shared_bytes(s) > device.limits().maxComputeSharedMemorySize)
+        return std::nullopt;
+    return std::pair{std::move(name), t};
 }
 
 // The push constants of every variant for y = W x; `cols`: tokens per workgroup.
@@ -178,14 +188,15 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         push.y = row_layout(y, by, 4);
         return push;
     };
-    if (const std::string shader = coopmat_shader(rec.device(), w.type); !shader.empty()) {
-        MatmulPush push = matmul_push(kCoopBN);
+    if (const auto coop = coopmat_shader(rec.device(), w.type, w.ne[1])) {
+        const auto& [shader, t] = *coop;
+        MatmulPush push = matmul_push(t.bn);
         const BoundTensor bx16 = record_half_copy(x, rec);  // dense rows of halves
         push.x = {0, push.k, push.k * push.m, push.k * push.m * push.ne2};
         const CoopmatShape& s = rec.device().coopmat();
-        const uint32_t group = coopmat_subgroups(s) * rec.device().info().subgroup_size;
-        rec.dispatch(shader, {group, kCoopBM, kCoopBN, kCoopBK, s.m, s.n, s.k}, {bw, bx16}, {by},
-                     push, groups_of(push.n, kCoopBM), push.col_groups * batches);
+        const uint32_t group = t.subgroups(s) * rec.device().info().subgroup_size;
+        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, bx16}, {by}, push, groups_of(push.n, t.bm),
+                     push.col_groups * batches);
     } else {
         const MatmulPush push = matmul_push(kBN);
         rec.dispatch(weight_shader("matmul", w.type), {kTileGroup, kBM, kBN, kBK, kTM, kTN}, {bw, bx}, {by}, push,
