@@ -25,6 +25,7 @@
 #include "bench/stream_read.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/quant/registry.hpp"
+#include "support/huge_pages.hpp"
 
 namespace tessera::bench {
 namespace {
@@ -38,10 +39,12 @@ Buffer aligned_buffer(size_t bytes) {
     return Buffer(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
 }
 
-// `copies` copies of one n x k matrix of the type, quantized from random values.
-Buffer weight_copies(const QuantTypeEntry& type, int64_t n, int64_t k, size_t copies) {
+// `copies` copies of one n x k matrix of the type, quantized from random
+// values, on huge pages as `tessera` holds a model's weights for the CPU
+// (support/huge_pages.hpp).
+HugePageBuffer weight_copies(const QuantTypeEntry& type, int64_t n, int64_t k, size_t copies) {
     const size_t bytes = size_t(n) * type.row_bytes(k);
-    Buffer w = aligned_buffer(bytes * copies);
+    HugePageBuffer w = allocate_huge_pages(bytes * copies);
     const std::vector<float> values = random_floats(size_t(n * k), 1);
     type.quantize(values.data(), w.get(), n * k);
     for (size_t c = 1; c < copies; ++c) std::memcpy(w.get() + c * bytes, w.get(), bytes);
@@ -100,7 +103,7 @@ void matvec(benchmark::State& state, GgmlType id, ActivationPrecision act, size_
     const size_t copies = std::max<size_t>(1, (min_bytes + bytes - 1) / bytes);
     const bool paired = min_bytes > 0;
     const size_t calls = paired ? copies : std::max<size_t>(1, (size_t(64) << 20) / bytes);
-    const Buffer w = weight_copies(type, n, k, copies);
+    const HugePageBuffer w = weight_copies(type, n, k, copies);
     const std::vector<float> x = random_floats(size_t(k), 2);
     std::vector<float> y(static_cast<size_t>(n));
     const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, 1, act, bench_threads()));
@@ -130,7 +133,7 @@ void BM_MatvecHot(benchmark::State& state, GgmlType id, ActivationPrecision act)
 void BM_Matmul(benchmark::State& state, GgmlType id, ActivationPrecision act) {
     const QuantTypeEntry& type = *find_quant_type(id);
     const int64_t k = state.range(0), n = state.range(1), m = 512;
-    const Buffer w = weight_copies(type, n, k, 1);
+    const HugePageBuffer w = weight_copies(type, n, k, 1);
     const std::vector<float> x = random_floats(size_t(m * k), 2);
     std::vector<float> y(size_t(m * n));
     const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m, act, bench_threads()));

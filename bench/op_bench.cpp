@@ -38,6 +38,7 @@
 #include "kernels/quant/registry.hpp"
 #include "models/synthetic_model.hpp"
 #include "ops/ops.hpp"
+#include "support/huge_pages.hpp"
 
 namespace tessera::bench {
 namespace {
@@ -133,11 +134,17 @@ void run_op_cpu(benchmark::State& state, const ModelShape& shape, const Build& b
     const int64_t T = state.range(0);
     const std::unique_ptr<OpGraph> og = build_op(shape, build, T);
     plan(*og, shape, T, {.backends = {std::make_shared<CpuBackend>(bench_threads())}});
-    // The runs move the streamed weight's data through its copies (the first its own).
+    // The runs move the streamed weight's data through its copies, one after
+    // another on huge pages, as tessera holds a model's weights for the CPU
+    // (support/huge_pages.hpp).
     std::vector<void*> copies;
-    if (Tensor* w = og->streamed_weight; w != nullptr)
-        for (size_t c = 0; c < weight_copies(*og, T); ++c)
-            copies.push_back(c == 0 ? w->data : std::memcpy(og->own(w->nbytes()), w->data, w->nbytes()));
+    HugePageBuffer copy_memory;
+    void* const own_data = og->streamed_weight ? og->streamed_weight->data : nullptr;
+    if (Tensor* w = og->streamed_weight; w != nullptr && weight_copies(*og, T) > 1) {
+        const size_t n = weight_copies(*og, T), stride = (w->nbytes() + 63) / 64 * 64;
+        copy_memory = allocate_huge_pages(stride * n);
+        for (size_t c = 0; c < n; ++c) copies.push_back(std::memcpy(copy_memory.get() + c * stride, w->data, w->nbytes()));
+    }
     size_t copy = 0;
     const auto start = std::chrono::steady_clock::now();
     for (auto _ : state) {
@@ -148,6 +155,7 @@ void run_op_cpu(benchmark::State& state, const ModelShape& shape, const Build& b
         og->exec->run();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (own_data != nullptr) og->streamed_weight->data = own_data;  // copy_memory goes first
     const OpCost cost = set_counters(state, *og->out, seconds);
     state.counters["of_roofline"] = roofline_seconds(cost.flops, cost.bytes) * double(state.iterations()) / seconds;
 }

@@ -13,7 +13,29 @@
 
 namespace tessera {
 
-MappedFile::MappedFile(const std::string& path) : path_(path) {
+namespace {
+
+// Reads all `size` bytes of fd into dst.
+void read_all(int fd, uint8_t* dst, size_t size, const std::string& path) {
+    for (size_t done = 0; done < size;) {
+        const ssize_t n = ::pread(fd, dst + done, size - done, off_t(done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw Error(path + ": cannot read: " + (n < 0 ? std::strerror(errno) : "file shrank while read"));
+        done += size_t(n);
+    }
+}
+
+// Whether a private copy of `size` bytes leaves the system room: at most
+// half of its physical memory, so that a model near the memory's size is
+// read from its mapping (paged from the file) instead of being swapped out.
+bool room_for_copy(size_t size) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 && size <= size_t(pages) / 2 * size_t(page);
+}
+
+}  // namespace
+
+MappedFile::MappedFile(const std::string& path, FileMemory memory) : path_(path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error(path + ": cannot open: " + std::strerror(errno));
     struct stat st {};
@@ -27,7 +49,21 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
         throw Error(path + ": not a regular file");
     }
     size_ = size_t(st.st_size);
-    if (size_ > 0) {
+    if (size_ > 0 && memory == FileMemory::HugePageCopy && room_for_copy(size_)) {
+        try {
+            copy_ = allocate_huge_pages(size_);
+        } catch (const Error&) {  // no room after all: the mapping below
+        }
+    }
+    if (copy_) {
+        try {
+            read_all(fd, copy_.get(), size_, path);
+        } catch (...) {
+            ::close(fd);
+            throw;
+        }
+        data_ = copy_.get();
+    } else if (size_ > 0) {
         void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
             const int err = errno;
@@ -40,7 +76,10 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : path_(std::move(other.path_)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : path_(std::move(other.path_)),
+      data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      copy_(std::move(other.copy_)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     if (this != &other) {
@@ -48,6 +87,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
         path_ = std::move(other.path_);
         data_ = std::exchange(other.data_, nullptr);
         size_ = std::exchange(other.size_, 0);
+        copy_ = std::move(other.copy_);
     }
     return *this;
 }
@@ -55,7 +95,10 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 MappedFile::~MappedFile() { release(); }
 
 void MappedFile::release() {
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+    if (copy_)
+        copy_.reset();
+    else if (data_)
+        ::munmap(const_cast<uint8_t*>(data_), size_);
     data_ = nullptr;
     size_ = 0;
 }

@@ -25,10 +25,11 @@ struct ModelInput {
     std::string backend = "cpu";
     int device = 0;
     bool no_fuse = false;
+    bool mmap = false;
     bool special = false;
 };
 
-// -m, -t, --ctx, --batch, --kv-type, --activations, --backend, --device, --no-fuse.
+// -m, -t, --ctx, --batch, --kv-type, --activations, --backend, --device, --no-fuse, --mmap.
 void add_model_options(CLI::App& cmd, ModelInput& in);
 // -p / -f / --tokens (one of them required unless `optional`), --special.
 void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional = false);

@@ -16,8 +16,8 @@ uint64_t TensorInfo::n_elements() const {
 
 std::string TensorInfo::shape_string() const { return gguf::shape_string(ne); }
 
-File File::open(const std::string& path) {
-    auto mapping = std::make_shared<MappedFile>(path);
+File File::open(const std::string& path, FileMemory memory) {
+    auto mapping = std::make_shared<MappedFile>(path, memory);
     File file = parse(mapping->bytes(), path);
     file.mapping_ = std::move(mapping);
     return file;

@@ -36,8 +36,8 @@ struct TensorInfo {
 
 class File {
 public:
-    // Maps and parses a file on disk.
-    static File open(const std::string& path);
+    // Maps (or copies, see support/mapped_file.hpp) and parses a file on disk.
+    static File open(const std::string& path, FileMemory memory = FileMemory::Mapped);
     // Parses bytes owned by the caller (they must outlive the File). `name` is
     // used in error messages.
     static File parse(std::span<const uint8_t> bytes, std::string name);
@@ -48,6 +48,8 @@ public:
     // Header end rounded up to alignment(); may lie past the end of a file without tensors.
     uint64_t data_offset() const { return data_offset_; }
     std::span<const uint8_t> bytes() const { return bytes_; }
+    // Whether open() read the file into a huge-page copy (see MappedFile::is_copy).
+    bool is_copy() const { return mapping_ && mapping_->is_copy(); }
 
     const std::vector<KeyValue>& metadata() const { return metadata_; }
     const Value* find(std::string_view key) const;  // nullptr if absent

@@ -36,6 +36,8 @@ TEST(CliModel, RunGreedyTellsThePublishedStory) {
     // S2: a text prompt; the continuation starts exactly where the golden's does.
     const std::string s2 = g["prompts"][1]["greedy_text"];
     EXPECT_EQ(run_stdout("run -m " + model + " -p 'Once upon a time' -n 64 --temp 0"), s2);
+    // The same from the file's mapped pages instead of the huge-page copy.
+    EXPECT_EQ(run_stdout("run -m " + model + " -p 'Once upon a time' -n 64 --temp 0 --mmap"), s2);
 }
 
 TEST(CliModel, RunReportsSpeedOnStderrAndRefusesOverlongRequests) {
@@ -44,6 +46,10 @@ TEST(CliModel, RunReportsSpeedOnStderrAndRefusesOverlongRequests) {
     const auto ok = run_cli("run -m " + model + " -p 'Lily' -n 8 --seed 1");
     EXPECT_EQ(ok.exit_code, 0) << ok.out;
     EXPECT_NE(ok.out.find("tok/s"), std::string::npos) << ok.out;
+    EXPECT_NE(ok.out.find("copied to huge pages"), std::string::npos) << ok.out;  // the CPU backend's default
+    const auto mapped = run_cli("run -m " + model + " -p 'Lily' -n 8 --seed 1 --mmap");
+    EXPECT_EQ(mapped.exit_code, 0) << mapped.out;
+    EXPECT_NE(mapped.out.find("mapped"), std::string::npos) << mapped.out;
     const auto full = run_cli("run -m " + model + " -p 'Lily and Ben went to the park' -n 20 --ctx 16");
     EXPECT_EQ(full.exit_code, 1);
     EXPECT_NE(full.out.find("exceed the context"), std::string::npos) << full.out;
