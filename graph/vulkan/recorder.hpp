@@ -56,13 +56,14 @@ public:
         dispatch_raw(shader, spec, reads, writes, &push, sizeof(Push), groups, z);
     }
     // Device memory of `bytes` for a kernel's copy of `source` in another
-    // form (the tensor-core matmul's fp16 copy of its activations). One
+    // form (the tensor-core matmul's fp16 copy of its activations); `form`
+    // tells copies of one range apart (its caller's hash of the layout). One
     // region serves the whole recording: `fresh` is false when it still
-    // holds the copy an earlier command made of the same source range with
-    // the same size, and nothing has written that range since (q, k and v
-    // projections share one copy); else the caller writes it. Overwriting it
-    // is ordered after its earlier readers like any other write.
-    BoundTensor derived_copy(const BoundTensor& source, VkDeviceSize bytes, bool& fresh);
+    // holds the copy an earlier command made of the same source range in the
+    // same form and size, and nothing has written that range since (q, k and
+    // v projections share one copy); else the caller writes it. Overwriting
+    // it is ordered after its earlier readers like any other write.
+    BoundTensor derived_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh);
     // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
     void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
 
@@ -86,6 +87,7 @@ private:
     std::vector<DeviceAllocation>& scratch_owner_;
     struct ScratchCopy {
         Range source;
+        uint64_t form;
         VkDeviceSize bytes;
     };
     BoundTensor scratch_;                         // the latest scratch region

@@ -126,7 +126,7 @@ TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
 
 // The scratch memory of derived copies (the tensor-core matmul's fp16 copy
 // of x, shared by the q, k and v projections): a request for the copy of the
-// same range and size reuses it, until a command writes that range or
+// same range in the same form and size reuses it, until a command writes that range or
 // another copy takes the scratch over; a larger request gets a new region
 // (the old one stays with the segment, as earlier commands use it).
 TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
@@ -153,29 +153,33 @@ TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
     {
         Recorder rec(*vulkan, cb, owned);
         bool fresh = false;
-        const BoundTensor first = rec.derived_copy(src, 512, fresh);
+        const BoundTensor first = rec.derived_copy(src, 1, 512, fresh);
         EXPECT_TRUE(fresh);
         EXPECT_EQ(first.range, 512u);
-        const BoundTensor again = rec.derived_copy(src, 512, fresh);
+        const BoundTensor again = rec.derived_copy(src, 1, 512, fresh);
         EXPECT_FALSE(fresh);
         EXPECT_EQ(again.buffer, first.buffer);
         EXPECT_EQ(again.offset, first.offset);
-        rec.derived_copy(src, 256, fresh);  // another copy of the same range
+        rec.derived_copy(src, 1, 256, fresh);  // another copy of the same range
         EXPECT_TRUE(fresh);
-        rec.derived_copy(other, 256, fresh);
+        rec.derived_copy(src, 2, 256, fresh);  // the same size in another form
         EXPECT_TRUE(fresh);
-        rec.derived_copy(src, 256, fresh);  // other's copy took the scratch over
+        rec.derived_copy(src, 1, 256, fresh);
         EXPECT_TRUE(fresh);
-        rec.derived_copy(src, 256, fresh);
+        rec.derived_copy(other, 1, 256, fresh);
+        EXPECT_TRUE(fresh);
+        rec.derived_copy(src, 1, 256, fresh);  // other's copy took the scratch over
+        EXPECT_TRUE(fresh);
+        rec.derived_copy(src, 1, 256, fresh);
         EXPECT_FALSE(fresh);
         rec.copy(other, src, {{.srcOffset = 0, .dstOffset = 1020, .size = 4}});  // writes src's last word
-        rec.derived_copy(src, 256, fresh);
+        rec.derived_copy(src, 1, 256, fresh);
         EXPECT_TRUE(fresh);
         rec.copy(src, other, {{.srcOffset = 0, .dstOffset = 0, .size = 4}});  // reads src
-        rec.derived_copy(src, 256, fresh);
+        rec.derived_copy(src, 1, 256, fresh);
         EXPECT_FALSE(fresh);
         EXPECT_EQ(owned.size(), 1u);
-        const BoundTensor big = rec.derived_copy(src, 4096, fresh);
+        const BoundTensor big = rec.derived_copy(src, 1, 4096, fresh);
         EXPECT_TRUE(fresh);
         EXPECT_EQ(big.range, 4096u);
         EXPECT_EQ(owned.size(), 2u);
