@@ -140,11 +140,13 @@ void run_op_cpu(benchmark::State& state, const ModelShape& shape, const Build& b
     std::vector<void*> copies;
     HugePageBuffer copy_memory;
     void* const own_data = og->streamed_weight ? og->streamed_weight->data : nullptr;
-    if (Tensor* w = og->streamed_weight; w != nullptr && weight_copies(*og, T) > 1) {
-        const size_t n = weight_copies(*og, T), stride = (w->nbytes() + 63) / 64 * 64;
-        copy_memory = allocate_huge_pages(stride * n);
-        for (size_t c = 0; c < n; ++c) copies.push_back(std::memcpy(copy_memory.get() + c * stride, w->data, w->nbytes()));
-    }
+    if (Tensor* w = og->streamed_weight; w != nullptr)
+        if (const size_t n = weight_copies(*og, T); n > 1) {
+            const size_t stride = (w->nbytes() + 63) / 64 * 64;
+            copy_memory = allocate_huge_pages(stride * n);
+            for (size_t c = 0; c < n; ++c)
+                copies.push_back(std::memcpy(copy_memory.get() + c * stride, w->data, w->nbytes()));
+        }
     size_t copy = 0;
     const auto start = std::chrono::steady_clock::now();
     for (auto _ : state) {

@@ -15,6 +15,12 @@ namespace tessera {
 
 namespace {
 
+// Closes the descriptor when the constructor returns or throws.
+struct FileDescriptor {
+    int fd;
+    ~FileDescriptor() { ::close(fd); }
+};
+
 // Reads all `size` bytes of fd into dst.
 void read_all(int fd, uint8_t* dst, size_t size, const std::string& path) {
     for (size_t done = 0; done < size;) {
@@ -38,16 +44,10 @@ bool room_for_copy(size_t size) {
 MappedFile::MappedFile(const std::string& path, FileMemory memory) : path_(path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error(path + ": cannot open: " + std::strerror(errno));
+    const FileDescriptor closer{fd};
     struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int err = errno;
-        ::close(fd);
-        throw Error(path + ": cannot stat: " + std::strerror(err));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw Error(path + ": not a regular file");
-    }
+    if (::fstat(fd, &st) != 0) throw Error(path + ": cannot stat: " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
     size_ = size_t(st.st_size);
     if (size_ > 0 && memory == FileMemory::HugePageCopy && room_for_copy(size_)) {
         try {
@@ -56,23 +56,13 @@ MappedFile::MappedFile(const std::string& path, FileMemory memory) : path_(path)
         }
     }
     if (copy_) {
-        try {
-            read_all(fd, copy_.get(), size_, path);
-        } catch (...) {
-            ::close(fd);
-            throw;
-        }
+        read_all(fd, copy_.get(), size_, path);
         data_ = copy_.get();
     } else if (size_ > 0) {
         void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-            const int err = errno;
-            ::close(fd);
-            throw Error(path + ": cannot map: " + std::strerror(err));
-        }
+        if (p == MAP_FAILED) throw Error(path + ": cannot map: " + std::strerror(errno));
         data_ = static_cast<const uint8_t*>(p);
     }
-    ::close(fd);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept

@@ -33,16 +33,14 @@ BoundTensor Recorder::bind(const Tensor& t) {
 }
 
 BoundTensor Recorder::derived_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh) {
-    const Range src{source.buffer, source.offset, source.offset + source.range};
-    fresh = !(scratch_holds_ && scratch_holds_->bytes == bytes && scratch_holds_->form == form &&
-              scratch_holds_->source.buffer == src.buffer && scratch_holds_->source.begin == src.begin &&
-              scratch_holds_->source.end == src.end);
+    const ScratchCopy wanted{{source.buffer, source.offset, source.offset + source.range}, form, bytes};
+    fresh = scratch_holds_ != wanted;
     if (scratch_.range < bytes) {  // earlier commands keep the smaller region
         const DeviceAllocation& a = scratch_owner_.emplace_back(device().memory().allocate(bytes, MemoryKind::Device));
         scratch_ = {.buffer = a.buffer, .offset = a.offset, .range = bytes};
         fresh = true;
     }
-    scratch_holds_ = ScratchCopy{src, form, bytes};
+    scratch_holds_ = wanted;
     return {.buffer = scratch_.buffer, .offset = scratch_.offset, .range = bytes};
 }
 

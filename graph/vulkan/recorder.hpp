@@ -75,6 +75,7 @@ private:
     struct Range {
         VkBuffer buffer;
         VkDeviceSize begin, end;
+        bool operator==(const Range&) const = default;
     };
     void dispatch_raw(std::string_view shader, const std::vector<uint32_t>& spec,
                       std::initializer_list<BoundTensor> reads, std::initializer_list<BoundTensor> writes,
@@ -89,6 +90,7 @@ private:
         Range source;
         uint64_t form;
         VkDeviceSize bytes;
+        bool operator==(const ScratchCopy&) const = default;
     };
     BoundTensor scratch_;                         // the latest scratch region
     std::optional<ScratchCopy> scratch_holds_;  // what it holds a copy of

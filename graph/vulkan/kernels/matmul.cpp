@@ -191,11 +191,11 @@ void record_matmul(const Tensor& y, Recorder& rec) {
     if (const auto coop = coopmat_shader(rec.device(), w.type, w.ne[1])) {
         const auto& [shader, t] = *coop;
         MatmulPush push = matmul_push(t.bn);
-        const BoundTensor bx16 = record_half_copy(x, rec);  // dense rows of halves
-        push.x = {0, push.k, push.k * push.m, push.k * push.m * push.ne2};
+        const HalfCopy x16 = record_half_copy(x, rec);
+        push.x = x16.rows;
         const CoopmatShape& s = rec.device().coopmat();
         const uint32_t group = t.subgroups(s) * rec.device().info().subgroup_size;
-        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, bx16}, {by}, push, groups_of(push.n, t.bm),
+        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, x16.binding}, {by}, push, groups_of(push.n, t.bm),
                      push.col_groups * batches);
     } else {
         const MatmulPush push = matmul_push(kBN);
