@@ -50,16 +50,18 @@ void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
     // each quarter read in order: one ascending stream per quarter, which the
     // hardware prefetcher follows. (Neighbouring rows, one step reading a
     // span of each in turn, streamed at half the rate from DRAM on Zen 5.)
+    // Each stream is also prefetched kPrefetchBytes ahead, into the next row
+    // where the row ends sooner.
     const auto* w = static_cast<const char*>(args.w);
     const size_t stride = args.w_stride;
     const int64_t quarter = (j_end - j_begin) / kRows;
     for (int64_t i = 0; i < quarter; ++i) {
         const int64_t j = j_begin + i;
-        Stream<Arch, T, A>::template rows<kRows>(layout, act, w + j * stride, quarter * stride, stride, args.y + j,
-                                                 quarter);
+        Stream<Arch, T, A>::template rows<kRows>(layout, act, w + j * stride, quarter * stride, kPrefetchBytes,
+                                                 args.y + j, quarter);
     }
     for (int64_t j = j_begin + kRows * quarter; j < j_end; ++j)
-        Stream<Arch, T, A>::template rows<1>(layout, act, w + j * stride, stride, stride, args.y + j, 1);
+        Stream<Arch, T, A>::template rows<1>(layout, act, w + j * stride, stride, kPrefetchBytes, args.y + j, 1);
 }
 
 // Runs the driver of the weight type a.weight_type; false when the build has none.
