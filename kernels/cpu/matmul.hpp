@@ -16,8 +16,10 @@ namespace tessera::cpu {
 // From this many tokens on, ActivationPrecision::Q16 multiplies unrounded
 // activations with weights dequantized into F32 panels (packed_gemm.hpp);
 // fewer tokens use 16-bit activation blocks and integer dots, since
-// dequantizing the whole matrix would cost more than the products.
-inline constexpr int64_t kQ16GemmMinTokens = 16;
+// dequantizing and repacking the whole matrix would cost more than the
+// products. Where the two cross on a 2-core Zen 5 (TinyLlama shapes, Q4_0
+// and Q4_K_M prompts): 48 tokens.
+inline constexpr int64_t kQ16GemmMinTokens = 48;
 
 struct MatmulArgs {
     GgmlType weight_type;

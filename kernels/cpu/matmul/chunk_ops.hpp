@@ -27,11 +27,15 @@
 //   dot16(bias, q, hi, lo)  the same with a = 256 * hi + lo (16-bit activations as two signed bytes)
 //   spread<G, C>(groups)    lane l: groups[(64C + 4l) / G], the scale of lane l of chunk C of a span
 //   fma_int(i, s, acc)      acc + float(i) * s
+// Dequantizing (packed_gemm.hpp):
+//   broadcast<L>(v)         every lane v[L]
+//   values<Q>(q, s, b)      lane l: float(q[16Q + l]) * s[l] + b[l], one rounding
 // The primary template is plain C++ (the compiler vectorizes what it can);
 // AVX-512 has a specialization (chunk_ops_avx512.hpp).
 // Internal linkage: see unpack.hpp.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -237,6 +241,16 @@ struct ChunkOps {
     static Acc fma_int(const Ints& i, const Acc& s, Acc acc) {
         for (int l = 0; l < 16; ++l) acc.v[l] += float(i.v[l]) * s.v[l];
         return acc;
+    }
+    template <int L>
+    static Acc broadcast(const Acc& v) {
+        return set1(v.v[L]);
+    }
+    template <int Q>
+    static Acc values(const Bytes& q, const Acc& s, const Acc& b) {
+        Acc r;
+        for (int l = 0; l < 16; ++l) r.v[l] = std::fma(float(q.v[16 * Q + l]), s.v[l], b.v[l]);
+        return r;
     }
 
     static float half(uint16_t h) { return fp16_to_fp32(h); }

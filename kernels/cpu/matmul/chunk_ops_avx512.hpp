@@ -196,6 +196,14 @@ struct ChunkOps<xsimd::avx512bw> {
         return _mm512_permutexvar_ps(_mm512_loadu_si512(kIndex.data()), groups);
     }
     static Acc fma_int(Ints i, Acc s, Acc acc) { return _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), s, acc); }
+    template <int L>
+    static Acc broadcast(Acc v) {
+        return _mm512_permutexvar_ps(_mm512_set1_epi32(L), v);
+    }
+    template <int Q>
+    static Acc values(Bytes q, Acc s, Acc b) {
+        return _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, Q))), s, b);
+    }
 
     static float half(uint16_t h) { return _cvtsh_ss(h); }
     static Acc widen(const F32::Block* w) { return _mm512_loadu_ps(w); }

@@ -1,7 +1,9 @@
 // The several-token path with unrounded activations (ActivationPrecision::Q16,
-// m > 1): weights dequantized by their type's own definition into packed
-// panels, then an F32 GEMM with a register tile, the activations read as they
-// are (no conversion, no work buffer).
+// m > 1): weights dequantized into packed panels, then an F32 GEMM with a
+// register tile, the activations read as they are (no conversion, no work
+// buffer). An integer type's whole spans are dequantized from its unpack
+// (unpack.hpp: the chunks' bytes and the span's group scales and mins, as the
+// dot products use them), the rest by the type's own dequantize.
 //
 // A panel is kPanelRows consecutive weight rows over kDepth values of k,
 // stored k-major (panel[k][row]), so that one k step loads two vectors of
@@ -14,9 +16,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/cpu/matmul.hpp"
+#include "kernels/cpu/matmul/span.hpp"
 #include "kernels/simd/archs.hpp"
 
 namespace tessera::cpu::matmul_detail {
@@ -59,6 +63,27 @@ struct F32Lanes<simd::Scalar> {
     }
 };
 
+// The kSpan values of the span at `blocks` of an integer type (value =
+// scale * (q - kOffset) + min of its group), as the type's dequantize gives
+// them up to one rounding: q * scale + (min - kOffset * scale) in one FMA.
+template <class Arch, class T>
+void dequantize_span(const typename T::Block* blocks, float* out) {
+    using U = Unpack<T>;
+    using Ops = UnpackOps<Arch>;
+    typename Ops::Acc scale, min = Ops::zero();
+    span_scales<Ops, T, 1>(&blocks, &scale, &min);
+    const auto bias = Ops::fma(scale, Ops::set1(-float(U::kOffset)), U::kHasMin ? min : Ops::zero());
+    for_chunks([&]<int C>() {
+        const auto q = U::template chunk<Ops, C>(blocks);
+        [&]<int... Q>(std::integer_sequence<int, Q...>) {
+            ((Ops::store(Ops::template values<Q>(q, Ops::template broadcast<(64 * C + 16 * Q) / U::kGroup>(scale),
+                                                 Ops::template broadcast<(64 * C + 16 * Q) / U::kGroup>(bias)),
+                         out + 64 * C + 16 * Q)),
+             ...);
+        }(std::make_integer_sequence<int, 4>{});
+    });
+}
+
 template <class Arch, class T>
 struct PackedGemm {
     using L = F32Lanes<Arch>;
@@ -73,15 +98,24 @@ struct PackedGemm {
         alignas(64) float w[kDepth][kPanelRows];
     };
 
+    // Values [k0, k0 + depth) of a weight row.
+    static void dequantize_row(const Block* row, int64_t k0, int64_t depth, float* values) {
+        if constexpr (Unpack<T>::kInt) {
+            static_assert(kDepth == kSpan);
+            if (depth == kDepth) return dequantize_span<Arch, T>(row + k0 / T::block_elems, values);
+        }
+        for (int64_t b = 0; b < depth / int64_t(T::block_elems); ++b)
+            T::dequantize(row[k0 / T::block_elems + b], values + b * T::block_elems);
+    }
+
     // Rows [j0, j0 + rows) over k values [k0, k0 + depth) into the panel
     // (rows past `rows` are zero).
     static void pack(const MatmulArgs& a, int64_t j0, int rows, int64_t k0, int64_t depth, Panel& p) {
         alignas(64) float values[kDepth];
         for (int r = 0; r < kPanelRows; ++r) {
             if (r < rows) {
-                const auto* row = reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride);
-                for (int64_t b = 0; b < depth / int64_t(T::block_elems); ++b)
-                    T::dequantize(row[k0 / T::block_elems + b], values + b * T::block_elems);
+                dequantize_row(reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride), k0,
+                               depth, values);
             } else {
                 std::fill(values, values + depth, 0.0f);
             }
