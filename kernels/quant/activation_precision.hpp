@@ -12,9 +12,9 @@ enum class ActivationPrecision : uint8_t {
     // llama.cpp's arithmetic: x in 8-bit blocks of the weight type's dot type
     // (Q8_0, Q8_1, Q8_K); F16/BF16 weights see x rounded to their type.
     Q8,
-    // Up to 47 tokens: 16-bit blocks of 32 values (each split into two 8-bit
+    // Up to 15 tokens: 16-bit blocks of 32 values (each split into two 8-bit
     // halves, so twice the integer dots), about 2^-15 of a block's largest
-    // value instead of 2^-8. 48 tokens or more, and float weights: x
+    // value instead of 2^-8. 16 tokens or more, and float weights: x
     // unrounded (an F32 GEMM on dequantized weights; cpu::kQ16GemmMinTokens).
     Q16,
 };

@@ -30,6 +30,7 @@
 // Dequantizing (packed_gemm.hpp):
 //   broadcast<L>(v)         every lane v[L]
 //   values<Q>(q, s, b)      lane l: float(q[16Q + l]) * s[l] + b[l], one rounding
+//   transpose(in, out)      out[i][j] = in[j][i] for 16 x 16 floats
 // The primary template is plain C++ (the compiler vectorizes what it can);
 // AVX-512 has a specialization (chunk_ops_avx512.hpp).
 // Internal linkage: see unpack.hpp.
@@ -251,6 +252,10 @@ struct ChunkOps {
         Acc r;
         for (int l = 0; l < 16; ++l) r.v[l] = std::fma(float(q.v[16 * Q + l]), s.v[l], b.v[l]);
         return r;
+    }
+    static void transpose(const Acc* in, Acc* out) {
+        for (int i = 0; i < 16; ++i)
+            for (int j = 0; j < 16; ++j) out[i].v[j] = in[j].v[i];
     }
 
     static float half(uint16_t h) { return fp16_to_fp32(h); }

@@ -204,6 +204,31 @@ struct ChunkOps<xsimd::avx512bw> {
     static Acc values(Bytes q, Acc s, Acc b) {
         return _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, Q))), s, b);
     }
+    // 4 x 4 blocks within each 128-bit lane (unpacks of floats, then of float
+    // pairs), then the lanes of every fourth vector (two 128-bit shuffles).
+    static void transpose(const Acc* in, Acc* out) {
+        __m512 t[16], c[16];
+        for (int i = 0; i < 8; ++i) {
+            t[2 * i] = _mm512_unpacklo_ps(in[2 * i], in[2 * i + 1]);
+            t[2 * i + 1] = _mm512_unpackhi_ps(in[2 * i], in[2 * i + 1]);
+        }
+        // c[4i + j], lane L: column 4L + j of rows 4i .. 4i + 3
+        for (int i = 0; i < 4; ++i)
+            for (int h = 0; h < 2; ++h) {
+                const __m512d a = _mm512_castps_pd(t[4 * i + h]), b = _mm512_castps_pd(t[4 * i + 2 + h]);
+                c[4 * i + 2 * h] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+                c[4 * i + 2 * h + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+            }
+        for (int j = 0; j < 4; ++j) {
+            const __m512 u0 = _mm512_shuffle_f32x4(c[j], c[4 + j], 0x44), u1 = _mm512_shuffle_f32x4(c[j], c[4 + j], 0xEE);
+            const __m512 u2 = _mm512_shuffle_f32x4(c[8 + j], c[12 + j], 0x44),
+                         u3 = _mm512_shuffle_f32x4(c[8 + j], c[12 + j], 0xEE);
+            out[j] = _mm512_shuffle_f32x4(u0, u2, 0x88);
+            out[4 + j] = _mm512_shuffle_f32x4(u0, u2, 0xDD);
+            out[8 + j] = _mm512_shuffle_f32x4(u1, u3, 0x88);
+            out[12 + j] = _mm512_shuffle_f32x4(u1, u3, 0xDD);
+        }
+    }
 
     static float half(uint16_t h) { return _cvtsh_ss(h); }
     static Acc widen(const F32::Block* w) { return _mm512_loadu_ps(w); }

@@ -108,18 +108,41 @@ struct PackedGemm {
             T::dequantize(row[k0 / T::block_elems + b], values + b * T::block_elems);
     }
 
+    // Values [k0, k0 + depth) of panel row r (weight row j0 + r; zeros from `rows` on).
+    static void panel_row(const MatmulArgs& a, int64_t j0, int rows, int r, int64_t k0, int64_t depth, float* values) {
+        if (r < rows)
+            dequantize_row(reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride), k0,
+                           depth, values);
+        else
+            std::fill(values, values + depth, 0.0f);
+    }
+
     // Rows [j0, j0 + rows) over k values [k0, k0 + depth) into the panel
-    // (rows past `rows` are zero).
+    // (rows past `rows` are zero): 16 rows at a time, transposed in blocks of
+    // 16 x 16 where the panel's rows are a multiple of 16 (a store per value
+    // was most of the packing, which short prompts pay for every weight).
     static void pack(const MatmulArgs& a, int64_t j0, int rows, int64_t k0, int64_t depth, Panel& p) {
-        alignas(64) float values[kDepth];
-        for (int r = 0; r < kPanelRows; ++r) {
-            if (r < rows) {
-                dequantize_row(reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride), k0,
-                               depth, values);
-            } else {
-                std::fill(values, values + depth, 0.0f);
+        if constexpr (kPanelRows % 16 == 0) {
+            using Ops = ChunkOps<Arch>;
+            alignas(64) float values[16][kDepth];
+            for (int r0 = 0; r0 < kPanelRows; r0 += 16) {
+                for (int r = 0; r < 16; ++r) panel_row(a, j0, rows, r0 + r, k0, depth, values[r]);
+                int64_t k = 0;
+                for (; k + 16 <= depth; k += 16) {
+                    typename Ops::Acc in[16], out[16];
+                    for (int r = 0; r < 16; ++r) in[r] = Ops::load(values[r] + k);
+                    Ops::transpose(in, out);
+                    for (int i = 0; i < 16; ++i) Ops::store(out[i], p.w[k + i] + r0);
+                }
+                for (; k < depth; ++k)
+                    for (int r = 0; r < 16; ++r) p.w[k][r0 + r] = values[r][k];
             }
-            for (int64_t k = 0; k < depth; ++k) p.w[k][r] = values[k];
+        } else {
+            alignas(64) float values[kDepth];
+            for (int r = 0; r < kPanelRows; ++r) {
+                panel_row(a, j0, rows, r, k0, depth, values);
+                for (int64_t k = 0; k < depth; ++k) p.w[k][r] = values[k];
+            }
         }
     }
 
