@@ -59,16 +59,19 @@ std::unique_ptr<model::Model> open_model(const ModelInput& in) {
     const auto start = std::chrono::steady_clock::now();
     const FileMemory memory = in.backend == "cpu" && !in.mmap ? FileMemory::HugePageCopy : FileMemory::Mapped;
     auto m = std::make_unique<model::Model>(gguf::File::open(in.model, memory));
-    // Fault the mapping in now, so that load time is not hidden in the first token.
+    // Fault a mapping in now, so that load time is not hidden in the first
+    // token (a huge-page copy was read whole when the file was opened).
     const auto bytes = m->file().bytes();
-    const size_t step = 4096, report = size_t(256) << 20;
-    volatile uint8_t sink = 0;
-    for (size_t i = 0; i < bytes.size(); i += step) {
-        sink = sink + bytes[i];
-        if (bytes.size() > report && i % report < step)
-            std::fprintf(stderr, "\rloading %s: %3zu%%", in.model.c_str(), i * 100 / bytes.size());
+    if (!m->file().is_copy()) {
+        const size_t step = 4096, report = size_t(256) << 20;
+        volatile uint8_t sink = 0;
+        for (size_t i = 0; i < bytes.size(); i += step) {
+            sink = sink + bytes[i];
+            if (bytes.size() > report && i % report < step)
+                std::fprintf(stderr, "\rloading %s: %3zu%%", in.model.c_str(), i * 100 / bytes.size());
+        }
+        if (bytes.size() > report) std::fprintf(stderr, "\rloading %s: 100%%\n", in.model.c_str());
     }
-    if (bytes.size() > report) std::fprintf(stderr, "\rloading %s: 100%%\n", in.model.c_str());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr, "loaded %s (%.1f MB, %s) in %.2f s\n", in.model.c_str(), double(bytes.size()) / 1e6,
                  m->file().is_copy() ? "copied to huge pages" : "mapped", seconds);
