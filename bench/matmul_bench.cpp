@@ -1,5 +1,5 @@
 // CPU matmul at TinyLlama's shapes with bench_threads() threads (2 unless TESSERA_BENCH_THREADS says),
-// all calls inside one OpenMP parallel region, as the executor runs ops.
+// all calls on one team (cpu::run_team), as the executor runs ops.
 //   BM_Matvec/<type>/<k>/<n>: one token. Rotates through copies of the matrix
 //     totalling >= 256 MiB so that they come from DRAM, alternating with STREAM
 //     reads of the same bytes; reports the weight bytes read per second
@@ -11,7 +11,6 @@
 //     of 768 rows without the call's fixed part (activations, barriers).
 //   BM_Matmul/<type>/<k>/<n>: 512 tokens; reports GFLOP/s (2*n*k*m per call).
 #include <benchmark/benchmark.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -51,42 +50,37 @@ HugePageBuffer weight_copies(const QuantTypeEntry& type, int64_t n, int64_t k, s
     return w;
 }
 
-// Times matmul calls on one team until the state is done; the master thread
+// Times matmul calls on one team until the state is done; thread 0
 // drives the state and sets the arguments of each call with next(args).
 template <class Next>
 void run_calls(benchmark::State& state, cpu::MatmulArgs args, void* work, Next next) {
     bool running = true;
-#pragma omp parallel num_threads(bench_threads())
-    {
-        const cpu::ThreadTeam team{omp_get_thread_num(), omp_get_num_threads()};
+    cpu::run_team(bench_threads(), [&](const cpu::ThreadTeam& team) {
         for (;;) {
-#pragma omp master
-            {
+            if (team.ith == 0) {
                 running = state.KeepRunning();
                 if (running) next(args);
             }
-#pragma omp barrier
+            team.barrier();
             if (!running) break;
             cpu::matmul(args, work, team);
-#pragma omp barrier
+            team.barrier();
         }
-    }
+    });
 }
 
 // Seconds of `calls` matmul calls on one team, the weights of call c at
 // w + (c % copies) * bytes.
 double timed_calls(cpu::MatmulArgs args, void* work, const uint8_t* w, size_t bytes, size_t copies, size_t calls) {
     const auto start = std::chrono::steady_clock::now();
-#pragma omp parallel num_threads(bench_threads())
-    {
-        const cpu::ThreadTeam team{omp_get_thread_num(), omp_get_num_threads()};
+    cpu::run_team(bench_threads(), [&](const cpu::ThreadTeam& team) {
         cpu::MatmulArgs a = args;
         for (size_t c = 0; c < calls; ++c) {
             a.w = w + c % copies * bytes;
             cpu::matmul(a, work, team);
-#pragma omp barrier
+            team.barrier();
         }
-    }
+    });
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -22,9 +22,8 @@ void CpuBackend::run(std::span<Tensor* const> nodes, void* work, const NodeDone&
     // every thread stops at the same node boundary, and it is rethrown after.
     std::exception_ptr error;
     std::atomic<bool> failed{false};
-#pragma omp parallel num_threads(n_threads_)
-    {
-        const CpuContext ctx{.team = {omp_get_thread_num(), omp_get_num_threads()}, .work = work};
+    cpu::run_team(n_threads_, [&](const cpu::ThreadTeam& team) {
+        const CpuContext ctx{.team = team, .work = work};
         double start = omp_get_wtime();
         for (Tensor* node : nodes) {
             try {
@@ -33,14 +32,14 @@ void CpuBackend::run(std::span<Tensor* const> nodes, void* work, const NodeDone&
 #pragma omp critical(tessera_cpu_backend_error)
                 if (!failed.exchange(true)) error = std::current_exception();
             }
-            ctx.team.barrier();
+            team.barrier();
             if (failed.load()) break;
-            if (ctx.team.ith == 0 && done) {
+            if (team.ith == 0 && done) {
                 done(*node, omp_get_wtime() - start);
                 start = omp_get_wtime();
             }
         }
-    }
+    });
     if (error) std::rethrow_exception(error);
 }
 

@@ -3,7 +3,6 @@
 // position- and head-major caches with padded strides, teams of 1-3 threads.
 // Error metric: NMSE = sum((out - ref)^2) / sum(ref^2).
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <cmath>
 #include <cstddef>
@@ -116,8 +115,7 @@ public:
         AttentionArgs a = a_;
         a.round_like_ggml = round_like_ggml;
         std::vector<std::byte> work(cpu::attention_work_bytes(a, threads));
-#pragma omp parallel num_threads(threads)
-        cpu::attention(a, work.data(), cpu::ThreadTeam{omp_get_thread_num(), omp_get_num_threads()});
+        cpu::run_team(threads, [&](const cpu::ThreadTeam& team) { cpu::attention(a, work.data(), team); });
         std::vector<float> r = outputs();
         std::fill(out_.begin(), out_.end(), std::numeric_limits<float>::quiet_NaN());
         return r;
@@ -251,9 +249,9 @@ TEST(AttentionKernel, ScalarFallbackMatchesReference) {
             const int threads = 2;
             std::vector<std::byte> work(cpu::attention_work_bytes(a, threads));
             const cpu::AttentionPlan plan = cpu::plan_attention(a, threads);
-#pragma omp parallel num_threads(threads)
-            cpu::AttentionKernel{}(simd::Scalar{}, a, plan, work.data(),
-                                   cpu::ThreadTeam{omp_get_thread_num(), omp_get_num_threads()});
+            cpu::run_team(threads, [&](const cpu::ThreadTeam& team) {
+                cpu::AttentionKernel{}(simd::Scalar{}, a, plan, work.data(), team);
+            });
             const std::vector<float> out = problem.outputs();
             EXPECT_LE(nmse(out, problem.reference()), kExactNmse) << int(type) << " " << int(p);
         }

@@ -1,7 +1,6 @@
 // CPU matmul kernels against the scalar references, for every weight type of
 // the build, and the activation quantizers against llama.cpp's formulas.
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -203,8 +202,7 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
                 std::vector<float> y(y_rounded.size(), 0.0f);
                 args.y = y.data();
                 void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
-#pragma omp parallel num_threads(threads)
-                cpu::matmul(args, work, cpu::ThreadTeam{omp_get_thread_num(), threads});
+                cpu::run_team(threads, [&](const cpu::ThreadTeam& team) { cpu::matmul(args, work, team); });
                 std::free(work);
                 const double e_rounded = nmse(y, y_rounded, s.m, s.n, y_stride);
                 const double e_exact = nmse(y, y_exact, s.m, s.n, y_stride);
@@ -227,8 +225,7 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
                 args.y = y.data();
                 const size_t work_bytes = cpu::matmul_work_bytes(T::id, k, s.m, activations, 2);
                 void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
-#pragma omp parallel num_threads(2)
-                cpu::MatmulKernel{}(arch, args, work, cpu::ThreadTeam{omp_get_thread_num(), 2});
+                cpu::run_team(2, [&](const cpu::ThreadTeam& team) { cpu::MatmulKernel{}(arch, args, work, team); });
                 std::free(work);
                 EXPECT_LE(nmse(y, y_rounded, s.m, s.n, y_stride), 1e-10)
                     << T::name << mode << " arch " << Arch::name() << " n=" << s.n << " k=" << k << " m=" << s.m;
