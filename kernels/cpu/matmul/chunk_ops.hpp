@@ -25,7 +25,10 @@
 // Arithmetic:
 //   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
 //   dot16(bias, q, hi, lo)  the same with a = 256 * hi + lo (16-bit activations as two signed bytes)
-//   spread<G, C>(groups)    lane l: groups[(64C + 4l) / G], the scale of lane l of chunk C of a span
+//   chunk_lanes<G>(groups)  lane 4j + e: groups[(64e + 16j) / G], the scale of quarter j of chunk e of a
+//                           span (a span's scales arranged once for spread)
+//   spread<C>(lanes)        lane 4j + e: lanes[4j + C], the scale of lane 4j + e of chunk C (G >= 16:
+//                           a quarter of a chunk, 16 values, lies in one group), from chunk_lanes
 //   fma_int(i, s, acc)      acc + float(i) * s
 // Dequantizing (packed_gemm.hpp):
 //   broadcast<L>(v)         every lane v[L]
@@ -233,10 +236,17 @@ struct ChunkOps {
         }
         return r;
     }
-    template <int G, int C>
-    static Acc spread(const Acc& groups) {
+    template <int G>
+    static Acc chunk_lanes(const Acc& groups) {
+        static_assert(G % 16 == 0);
         Acc r;
-        for (int l = 0; l < 16; ++l) r.v[l] = groups.v[(64 * C + 4 * l) / G];
+        for (int l = 0; l < 16; ++l) r.v[l] = groups.v[(64 * (l % 4) + 16 * (l / 4)) / G];
+        return r;
+    }
+    template <int C>
+    static Acc spread(const Acc& lanes) {
+        Acc r;
+        for (int l = 0; l < 16; ++l) r.v[l] = lanes.v[l / 4 * 4 + C];
         return r;
     }
     static Acc fma_int(const Ints& i, const Acc& s, Acc acc) {

@@ -27,10 +27,10 @@ inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) {
 }
 #endif
 
-template <int G, int C>
-constexpr std::array<int32_t, 16> spread_index() {
+template <int G>
+constexpr std::array<int32_t, 16> chunk_lanes_index() {
     std::array<int32_t, 16> idx{};
-    for (int l = 0; l < 16; ++l) idx[size_t(l)] = (64 * C + 4 * l) / G;
+    for (int l = 0; l < 16; ++l) idx[size_t(l)] = (64 * (l % 4) + 16 * (l / 4)) / G;
     return idx;
 }
 
@@ -190,10 +190,17 @@ struct ChunkOps<xsimd::avx512bw> {
         return dot_u8s8(_mm512_add_epi32(_mm512_loadu_si512(bias), _mm512_slli_epi32(high, 8)), q,
                         _mm512_loadu_si512(lo));
     }
-    template <int G, int C>
-    static Acc spread(Acc groups) {
-        static constexpr std::array<int32_t, 16> kIndex = spread_index<G, C>();
+    // One lane-crossing permute per span and row, then an in-lane shuffle per
+    // chunk: a permute per chunk instead made the matvecs 20-35% slower (Zen 5).
+    template <int G>
+    static Acc chunk_lanes(Acc groups) {
+        static_assert(G % 16 == 0);
+        static constexpr std::array<int32_t, 16> kIndex = chunk_lanes_index<G>();
         return _mm512_permutexvar_ps(_mm512_loadu_si512(kIndex.data()), groups);
+    }
+    template <int C>
+    static Acc spread(Acc lanes) {
+        return _mm512_permute_ps(lanes, C * 0x55);
     }
     static Acc fma_int(Ints i, Acc s, Acc acc) { return _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), s, acc); }
     template <int L>

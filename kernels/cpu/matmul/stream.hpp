@@ -2,8 +2,9 @@
 // span by span, and unpacked straight into registers. Per 64-value chunk and
 // row: the type's unpack, one dpbusd (the weight offset enters through the
 // activations' bias), a convert and an FMA with the chunk's lane scales
-// (weight group scale times activation scale, multiplied once per span and
-// permuted per chunk). Internal linkage: see unpack.hpp.
+// (weight group scale times activation scale, multiplied and arranged by
+// chunk_lanes once per span, picked by an in-lane spread per chunk).
+// Internal linkage: see unpack.hpp.
 #pragma once
 
 #include <cstdint>
@@ -44,11 +45,11 @@ struct Stream {
             const Acc gscale = Ops::load(layout.gscale(act) + g0);
             Acc lane[R], min[R];
             span_scales<Ops, T, R>(b, lane, min);
-            for (int r = 0; r < R; ++r) lane[r] = Ops::mul(lane[r], gscale);
+            for (int r = 0; r < R; ++r) lane[r] = Ops::template chunk_lanes<G>(Ops::mul(lane[r], gscale));
             for_chunks([&]<int C>() {
                 for (int r = 0; r < R; ++r)
                     acc[r] = Ops::fma_int(layout.template dot<Ops>(act, s * kSpan + 64 * C, U::template chunk<Ops, C>(b[r])),
-                                          Ops::template spread<G, C>(lane[r]), acc[r]);
+                                          Ops::template spread<C>(lane[r]), acc[r]);
             });
             if constexpr (U::kHasMin) {
                 const Acc amin = Ops::load(layout.amin(act) + g0);

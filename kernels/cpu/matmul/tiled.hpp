@@ -55,10 +55,11 @@ struct Tiled {
                 constexpr int G = U::kGroup;
                 Acc groups, min;
                 U::template scales<Ops>(b, groups, min);
+                groups = Ops::template chunk_lanes<G>(groups);
                 for_chunks([&]<int C>() {
                     const int64_t c = s * kSpan + 64 * C;
                     Ops::store_bytes(U::template chunk<Ops, C>(b), seg.q[r] + c);
-                    Ops::store(Ops::template spread<G, C>(groups), seg.scale[r] + c / 4);
+                    Ops::store(Ops::template spread<C>(groups), seg.scale[r] + c / 4);
                 });
                 if constexpr (U::kHasMin) Ops::store(min, seg.min[r][s]);
             } else {
