@@ -162,6 +162,23 @@ struct ActivationLayout {
         else
             return Ops::dot(bias(row) + at / 4, q, a(row) + at);
     }
+
+    // Stable chunks (stable_lanes.hpp) add their dots up in kSums integer
+    // vectors, from zero: the dots with the activation bytes, and with 16-bit
+    // activations those with the low bytes; total() gives the lanes' dots.
+    static constexpr int kSums = kWide ? 2 : 1;
+    template <class Ops, class Bytes, class Ints>
+    [[gnu::always_inline]] void dot_acc(uint8_t* row, int64_t at, const Bytes& q, Ints* sums) const {
+        sums[0] = Ops::dot_acc(sums[0], q, a(row) + at);
+        if constexpr (kWide) sums[1] = Ops::dot_acc(sums[1], q, lo(row) + at);
+    }
+    template <class Ops, class Ints>
+    [[gnu::always_inline]] static Ints total(const Ints* sums) {
+        if constexpr (kWide)
+            return Ops::shl8_add(sums[0], sums[1]);
+        else
+            return sums[0];
+    }
 };
 
 // The parts of the E values from i of a work row other than their bytes: the

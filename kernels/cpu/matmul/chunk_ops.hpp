@@ -25,10 +25,12 @@
 // Arithmetic:
 //   dot(bias, q, a)         lane l: bias[l] + sum_{e<4} q[4l+e] * a[4l+e] (a signed 8-bit)
 //   dot16(bias, q, hi, lo)  the same with a = 256 * hi + lo (16-bit activations as two signed bytes)
-//   chunk_lanes<G>(groups)  lane 4j + e: groups[(64e + 16j) / G], the scale of quarter j of chunk e of a
-//                           span (a span's scales arranged once for spread)
+//   dot_acc(acc, q, a)      lane l: acc[l] + sum_{e<4} q[4l+e] * a[4l+e]; zero_ints() the zero start
+//   shl8_add(hi, lo)        lane l: (hi[l] << 8) + lo[l] (q16's two byte dots, stable_lanes.hpp)
+//   permute<Index>(v)       lane l: v[Index[l]]
 //   spread<C>(lanes)        lane 4j + e: lanes[4j + C], the scale of lane 4j + e of chunk C (G >= 16:
-//                           a quarter of a chunk, 16 values, lies in one group), from chunk_lanes
+//                           a quarter of a chunk, 16 values, lies in one group), from the span's
+//                           scales arranged by UnpackOps::chunk_lanes
 //   fma_int(i, s, acc)      acc + float(i) * s
 // Dequantizing (packed_gemm.hpp):
 //   broadcast<L>(v)         every lane v[L]
@@ -39,6 +41,7 @@
 // Internal linkage: see unpack.hpp.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -158,6 +161,20 @@ struct ChunkOps {
         for (auto& v : q.v) v ^= m;
         return q;
     }
+    static Bytes and_(Bytes q, uint8_t m) {
+        for (auto& v : q.v) v &= m;
+        return q;
+    }
+    // Per 128-bit lane k: 64-bit word 2k + Hi of a, then that of b.
+    template <int Hi>
+    static Bytes interleave64(const Bytes& a, const Bytes& b) {
+        Bytes r;
+        for (int k = 0; k < 4; ++k) {
+            std::memcpy(r.v + 16 * k, a.v + 16 * k + 8 * Hi, 8);
+            std::memcpy(r.v + 16 * k + 8, b.v + 16 * k + 8 * Hi, 8);
+        }
+        return r;
+    }
     static Bytes set_where(Bytes q, uint64_t bits, uint8_t v) {
         for (int j = 0; j < 64; ++j) q.v[j] |= ((bits >> j) & 1) ? v : 0;
         return q;
@@ -236,11 +253,19 @@ struct ChunkOps {
         }
         return r;
     }
-    template <int G>
-    static Acc chunk_lanes(const Acc& groups) {
-        static_assert(G % 16 == 0);
+    static Ints zero_ints() { return {}; }
+    static Ints dot_acc(Ints acc, const Bytes& q, const int8_t* a) {
+        for (int e = 0; e < 64; ++e) acc.v[e / 4] += int32_t(q.v[e]) * int32_t(a[e]);
+        return acc;
+    }
+    static Ints shl8_add(Ints hi, const Ints& lo) {
+        for (int l = 0; l < 16; ++l) hi.v[l] = hi.v[l] * 256 + lo.v[l];
+        return hi;
+    }
+    template <std::array<int32_t, 16> Index>
+    static Acc permute(const Acc& v) {
         Acc r;
-        for (int l = 0; l < 16; ++l) r.v[l] = groups.v[(64 * (l % 4) + 16 * (l / 4)) / G];
+        for (int l = 0; l < 16; ++l) r.v[l] = v.v[Index[size_t(l)]];
         return r;
     }
     template <int C>

@@ -27,13 +27,6 @@ inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) {
 }
 #endif
 
-template <int G>
-constexpr std::array<int32_t, 16> chunk_lanes_index() {
-    std::array<int32_t, 16> idx{};
-    for (int l = 0; l < 16; ++l) idx[size_t(l)] = (64 * (l % 4) + 16 * (l / 4)) / G;
-    return idx;
-}
-
 // halves() / halves_twice(): the 16-bit words at Stride * i (i < 8), each in
 // Copies consecutive words, come from two 128-byte windows, at 0 and at
 // kSecond; each gathered by one vpermt2w.
@@ -120,6 +113,11 @@ struct ChunkOps<xsimd::avx512bw> {
     }
     static Bytes or_(Bytes a, Bytes b) { return _mm512_or_si512(a, b); }
     static Bytes xor_(Bytes q, uint8_t m) { return _mm512_xor_si512(q, _mm512_set1_epi8(char(m))); }
+    static Bytes and_(Bytes q, uint8_t m) { return _mm512_and_si512(q, _mm512_set1_epi8(char(m))); }
+    template <int Hi>
+    static Bytes interleave64(Bytes a, Bytes b) {
+        return Hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
+    }
     static Bytes set_where(Bytes q, uint64_t bits, uint8_t v) {
         return _mm512_mask_add_epi8(q, __mmask64(bits), q, _mm512_set1_epi8(char(v)));
     }
@@ -190,14 +188,17 @@ struct ChunkOps<xsimd::avx512bw> {
         return dot_u8s8(_mm512_add_epi32(_mm512_loadu_si512(bias), _mm512_slli_epi32(high, 8)), q,
                         _mm512_loadu_si512(lo));
     }
-    // One lane-crossing permute per span and row, then an in-lane shuffle per
-    // chunk: a permute per chunk instead made the matvecs 20-35% slower (Zen 5).
-    template <int G>
-    static Acc chunk_lanes(Acc groups) {
-        static_assert(G % 16 == 0);
-        static constexpr std::array<int32_t, 16> kIndex = chunk_lanes_index<G>();
-        return _mm512_permutexvar_ps(_mm512_loadu_si512(kIndex.data()), groups);
+    static Ints zero_ints() { return _mm512_setzero_si512(); }
+    static Ints dot_acc(Ints acc, Bytes q, const int8_t* a) { return dot_u8s8(acc, q, _mm512_loadu_si512(a)); }
+    static Ints shl8_add(Ints hi, Ints lo) { return _mm512_add_epi32(_mm512_slli_epi32(hi, 8), lo); }
+    template <std::array<int32_t, 16> Index>
+    static Acc permute(Acc v) {
+        static constexpr std::array<int32_t, 16> kIndex = Index;
+        return _mm512_permutexvar_ps(_mm512_loadu_si512(kIndex.data()), v);
     }
+    // In-lane: a span's scales are arranged for it once per row (chunk_lanes,
+    // one lane-crossing permute); a permute per chunk instead made the
+    // matvecs 20-35% slower (Zen 5).
     template <int C>
     static Acc spread(Acc lanes) {
         return _mm512_permute_ps(lanes, C * 0x55);

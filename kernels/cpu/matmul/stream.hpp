@@ -12,6 +12,7 @@
 #include "kernels/cpu/matmul/activations.hpp"
 #include "kernels/cpu/matmul/chunk_ops.hpp"
 #include "kernels/cpu/matmul/span.hpp"
+#include "kernels/cpu/matmul/stable_lanes.hpp"
 
 namespace tessera::cpu::matmul_detail {
 namespace {
@@ -45,12 +46,18 @@ struct Stream {
             const Acc gscale = Ops::load(layout.gscale(act) + g0);
             Acc lane[R], min[R];
             span_scales<Ops, T, R>(b, lane, min);
-            for (int r = 0; r < R; ++r) lane[r] = Ops::template chunk_lanes<G>(Ops::mul(lane[r], gscale));
-            for_chunks([&]<int C>() {
-                for (int r = 0; r < R; ++r)
-                    acc[r] = Ops::fma_int(layout.template dot<Ops>(act, s * kSpan + 64 * C, U::template chunk<Ops, C>(b[r])),
-                                          Ops::template spread<C>(lane[r]), acc[r]);
-            });
+            if constexpr (HasStableChunks<T>) {
+                for (int r = 0; r < R; ++r) lane[r] = Ops::mul(lane[r], gscale);
+                stable_dots<R>(layout, act, s, b, lane, acc);
+            } else {
+                for (int r = 0; r < R; ++r) lane[r] = Ops::template chunk_lanes<G>(Ops::mul(lane[r], gscale));
+                for_chunks([&]<int C>() {
+                    for (int r = 0; r < R; ++r)
+                        acc[r] = Ops::fma_int(
+                            layout.template dot<Ops>(act, s * kSpan + 64 * C, U::template chunk<Ops, C>(b[r])),
+                            Ops::template spread<C>(lane[r]), acc[r]);
+                });
+            }
             if constexpr (U::kHasMin) {
                 const Acc amin = Ops::load(layout.amin(act) + g0);
                 for (int r = 0; r < R; ++r) acc[r] = Ops::fma(min[r], amin, acc[r]);
@@ -60,6 +67,28 @@ struct Stream {
             for (int c = 0; c < S::kChunks; ++c)
                 for (int r = 0; r < R; ++r) acc[r] = Ops::fma(Ops::widen(b[r] + 16 * c), Ops::load(a + 16 * c), acc[r]);
         }
+    }
+
+    // acc[r] += the dot of span s of row r with the activation row in stable
+    // order (stable_lanes.hpp), `groups` the span's group scales of each row.
+    template <int R>
+    [[gnu::always_inline]] static void stable_dots(const Layout& layout, uint8_t* act, int64_t s, const Block* const* b,
+                                                   const Acc* groups, Acc* acc) {
+        using L = StableLanes<T>;
+        using Ints = typename Ops::Ints;
+        Ints sums[4][R][Layout::kSums];  // by the first chunk of each class
+        for_chunks([&]<int C>() {
+            constexpr int K = L::first_of_class(C);
+            for (int r = 0; r < R; ++r) {
+                if constexpr (K == C)
+                    for (auto& x : sums[C][r]) x = Ops::zero_ints();
+                layout.template dot_acc<Ops>(act, s * kSpan + 64 * C, U::template stable_chunk<Ops, C>(b[r]), sums[K][r]);
+            }
+            if constexpr (L::last_of_class(C) == C)  // the class is complete: its scales, once
+                for (int r = 0; r < R; ++r)
+                    acc[r] = Ops::fma_int(Layout::template total<Ops>(sums[K][r]),
+                                          Ops::template permute<L::lane_groups(C)>(groups[r]), acc[r]);
+        });
     }
 
     // y[r * y_stride] = dot(row r, the activation row), rows at w + r * stride,

@@ -69,6 +69,19 @@ struct UnpackOps : ChunkOps<Arch> {
         return Base::template halves_twice<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
     }
 
+    // Lane 4j + e: groups[(64e + 16j) / G], the scale of quarter j of chunk e
+    // of a span, for ChunkOps::spread<C> (G >= 16: a quarter, 16 values, lies in one group).
+    template <int G>
+    static Acc chunk_lanes(const Acc& groups) {
+        static_assert(G % 16 == 0);
+        static constexpr std::array<int32_t, 16> kIndex = [] {
+            std::array<int32_t, 16> idx{};
+            for (int l = 0; l < 16; ++l) idx[size_t(l)] = (64 * (l % 4) + 16 * (l / 4)) / G;
+            return idx;
+        }();
+        return Base::template permute<kIndex>(groups);
+    }
+
     // The 32-value types' chunk C: blocks 2C and 2C + 1, 16 nibble bytes each (values 0..15 low, 16..31 high).
     template <int C, class Block>
     static Bytes nibble_chunk(const Block* span) {
