@@ -3,7 +3,9 @@
 // row: the type's unpack, one dpbusd (the weight offset enters through the
 // activations' bias), a convert and an FMA with the chunk's lane scales
 // (weight group scale times activation scale, multiplied and arranged by
-// chunk_lanes once per span, picked by an in-lane spread per chunk).
+// chunk_lanes once per span, picked by an in-lane spread per chunk). Types
+// with lane-stable chunks instead add a class of chunks' dots up as integers
+// and scale them once per span (stable_lanes.hpp).
 // Internal linkage: see unpack.hpp.
 #pragma once
 
