@@ -33,7 +33,6 @@
 //                           scales arranged by UnpackOps::chunk_lanes
 //   fma_int(i, s, acc)      acc + float(i) * s
 // Dequantizing (packed_gemm.hpp):
-//   broadcast<L>(v)         every lane v[L]
 //   values<Q>(q, s, b)      lane l: float(q[16Q + l]) * s[l] + b[l], one rounding
 //   transpose(in, out)      out[i][j] = in[j][i] for 16 x 16 floats
 // The primary template is plain C++ (the compiler vectorizes what it can);
@@ -277,10 +276,6 @@ struct ChunkOps {
     static Acc fma_int(const Ints& i, const Acc& s, Acc acc) {
         for (int l = 0; l < 16; ++l) acc.v[l] += float(i.v[l]) * s.v[l];
         return acc;
-    }
-    template <int L>
-    static Acc broadcast(const Acc& v) {
-        return set1(v.v[L]);
     }
     template <int Q>
     static Acc values(const Bytes& q, const Acc& s, const Acc& b) {

@@ -204,10 +204,6 @@ struct ChunkOps<xsimd::avx512bw> {
         return _mm512_permute_ps(lanes, C * 0x55);
     }
     static Acc fma_int(Ints i, Acc s, Acc acc) { return _mm512_fmadd_ps(_mm512_cvtepi32_ps(i), s, acc); }
-    template <int L>
-    static Acc broadcast(Acc v) {
-        return _mm512_permutexvar_ps(_mm512_set1_epi32(L), v);
-    }
     template <int Q>
     static Acc values(Bytes q, Acc s, Acc b) {
         return _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(q, Q))), s, b);

@@ -82,6 +82,17 @@ struct UnpackOps : ChunkOps<Arch> {
         return Base::template permute<kIndex>(groups);
     }
 
+    // Every lane v[L] (packed_gemm.hpp's dequantize_span).
+    template <int L>
+    static Acc broadcast(const Acc& v) {
+        static constexpr std::array<int32_t, 16> kIndex = [] {
+            std::array<int32_t, 16> idx{};
+            idx.fill(L);
+            return idx;
+        }();
+        return Base::template permute<kIndex>(v);
+    }
+
     // The 32-value types' chunk C: blocks 2C and 2C + 1, 16 nibble bytes each (values 0..15 low, 16..31 high).
     template <int C, class Block>
     static Bytes nibble_chunk(const Block* span) {
