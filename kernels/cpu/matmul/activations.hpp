@@ -164,9 +164,22 @@ struct ActivationLayout {
     }
 
     // Stable chunks (stable_lanes.hpp) add their dots up in kSums integer
-    // vectors, from zero: the dots with the activation bytes, and with 16-bit
-    // activations those with the low bytes; total() gives the lanes' dots.
+    // vectors: the dots with the activation bytes, and with 16-bit activations
+    // those with the low bytes; total() gives the lanes' dots. A class's first
+    // chunk starts them from its bias (zero where kOffset is 0).
     static constexpr int kSums = kWide ? 2 : 1;
+    template <class Ops, class Bytes, class Ints>
+    [[gnu::always_inline]] void dot_start(uint8_t* row, int64_t at, const Bytes& q, Ints* sums) const {
+        if constexpr (U::kOffset == 0) {
+            for (int i = 0; i < kSums; ++i) sums[i] = Ops::zero_ints();
+            dot_acc<Ops>(row, at, q, sums);
+        } else if constexpr (kWide) {
+            sums[0] = Ops::dot_acc(Ops::zero_ints(), q, a(row) + at);
+            sums[1] = Ops::dot(bias(row) + at / 4, q, lo(row) + at);
+        } else {
+            sums[0] = Ops::dot(bias(row) + at / 4, q, a(row) + at);
+        }
+    }
     template <class Ops, class Bytes, class Ints>
     [[gnu::always_inline]] void dot_acc(uint8_t* row, int64_t at, const Bytes& q, Ints* sums) const {
         sums[0] = Ops::dot_acc(sums[0], q, a(row) + at);

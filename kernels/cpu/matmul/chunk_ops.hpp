@@ -10,6 +10,8 @@
 //   nibbles_in_place_pair(a, b, lo, hi)
 //                           16 bytes a -> (a & 0x0F) | lo, (a & 0xF0) | hi; then the same of b
 //   field<S>(p, m)          64 bytes p -> (p >> S) & m
+//   bits<S>(q, m)           (q >> S) & m
+//   words<Index>(p)         16-bit word i: the one at p + 2 Index[i] (Index[i] < 64: 128 bytes from p are read)
 //   shl<S>(q)               q << S (every value < 256 >> S)
 //   set_where(q, bits, v)   q[i] + v where bit i of bits is set (the bit v of q[i] is clear)
 //   lookup(q, table)        table[q[i]] (q[i] < 16)
@@ -145,6 +147,17 @@ struct ChunkOps {
     static Bytes field(const uint8_t* p, uint8_t m) {
         Bytes r;
         for (int j = 0; j < 64; ++j) r.v[j] = (p[j] >> S) & m;
+        return r;
+    }
+    template <int S>
+    static Bytes bits(Bytes q, uint8_t m) {
+        for (auto& v : q.v) v = uint8_t(v >> S) & m;
+        return q;
+    }
+    template <std::array<int16_t, 32> Index>
+    static Bytes words(const uint8_t* p) {
+        Bytes r;
+        for (size_t i = 0; i < 32; ++i) std::memcpy(r.v + 2 * i, p + 2 * Index[i], 2);
         return r;
     }
     template <int S>

@@ -36,10 +36,7 @@ void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
         // against 1.4 us for a barrier on a 2-core Zen 5 VM).
         act += size_t(team.ith) * layout.row_bytes;
         convert_span<Arch>(layout, args.x, 0, args.k, act);
-        if constexpr (HasStableChunks<T>) {  // in the order of the matvec's chunks
-            StableLanes<T>::permute(layout.a(act), layout.padded / kSpan);
-            if constexpr (ActivationLayout<T, A>::kWide) StableLanes<T>::permute(layout.lo(act), layout.padded / kSpan);
-        }
+        if constexpr (HasStableChunks<T>) StableLanes<T>::arrange(layout, act);  // in the order of the matvec's chunks
     } else {
         convert_activations<Arch>(layout, args, act, team);
         team.barrier();

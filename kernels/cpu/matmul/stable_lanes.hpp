@@ -11,8 +11,10 @@
 // The type's CpuUnpack provides
 //   stable_chunk<Ops, C>(span)   the bytes of stable chunk C (0..3)
 //   stable_value(C, p)           the span value (0..255) at byte p of stable chunk C
-// with runs of 8 consecutive values per 64-bit word, and kOffset 0 (no bias
-// term: the sums start from zero). Internal linkage: see unpack.hpp.
+// with runs of 8 consecutive values per 64-bit word. A class's sums start
+// from its lanes' bias (the weight offset, activations.hpp), which arrange()
+// gathers into the bias lanes of the class's first chunk; with kOffset 0
+// they start from zero. Internal linkage: see unpack.hpp.
 #pragma once
 
 #include <array>
@@ -31,7 +33,6 @@ template <class T>
     requires HasStableChunks<T>
 struct StableLanes {
     using U = Unpack<T>;
-    static_assert(U::kOffset == 0, "stable chunks have no bias term");
 
     // The group of each lane of stable chunk C.
     static constexpr std::array<int32_t, 16> lane_groups(int C) {
@@ -73,11 +74,30 @@ struct StableLanes {
     }
     static_assert(valid(), "stable_value: a permutation of the span in runs of 8, one group per lane");
 
-    // Puts each span of an activation byte row (`spans` spans) in stable order.
-    static void permute(int8_t* row, int64_t spans) {
+    // Puts a converted activation row (layout.row_bytes at act) in stable order.
+    template <class Layout>
+    static void arrange(const Layout& layout, uint8_t* act) {
+        const int64_t spans = layout.padded / kSpan;
+        permute(reinterpret_cast<uint8_t*>(layout.a(act)), spans);
+        if constexpr (Layout::kWide) permute(reinterpret_cast<uint8_t*>(layout.lo(act)), spans);
+        if constexpr (U::kOffset != 0) {
+            // A span's 64 bias lanes are 256 bytes, 2 lanes per 8 values: the
+            // same words move as the bytes'.
+            int32_t* bias = layout.bias(act);
+            permute(reinterpret_cast<uint8_t*>(bias), spans);
+            for (int64_t s = 0; s < spans; ++s)
+                for (int c = 0; c < 4; ++c)
+                    if (const int k = first_of_class(c); k != c)
+                        for (int l = 0; l < 16; ++l) bias[64 * s + 16 * k + l] += bias[64 * s + 16 * c + l];
+        }
+    }
+
+private:
+    // Permutes the 32 8-byte words of each of `spans` 256-byte spans.
+    static void permute(uint8_t* row, int64_t spans) {
         for (int64_t s = 0; s < spans; ++s) {
-            int8_t* span = row + s * kSpan;
-            int8_t natural[kSpan];
+            uint8_t* span = row + s * 256;
+            uint8_t natural[256];
             std::memcpy(natural, span, sizeof natural);
             for (size_t w = 0; w < kSourceWords.size(); ++w) std::memcpy(span + 8 * w, natural + 8 * kSourceWords[w], 8);
         }

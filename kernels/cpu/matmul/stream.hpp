@@ -82,9 +82,11 @@ struct Stream {
         for_chunks([&]<int C>() {
             constexpr int K = L::first_of_class(C);
             for (int r = 0; r < R; ++r) {
+                const auto q = U::template stable_chunk<Ops, C>(b[r]);
                 if constexpr (K == C)
-                    for (auto& x : sums[C][r]) x = Ops::zero_ints();
-                layout.template dot_acc<Ops>(act, s * kSpan + 64 * C, U::template stable_chunk<Ops, C>(b[r]), sums[K][r]);
+                    layout.template dot_start<Ops>(act, s * kSpan + 64 * C, q, sums[C][r]);
+                else
+                    layout.template dot_acc<Ops>(act, s * kSpan + 64 * C, q, sums[K][r]);
             }
             if constexpr (L::last_of_class(C) == C)  // the class is complete: its scales, once
                 for (int r = 0; r < R; ++r)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 
@@ -71,23 +72,45 @@ struct Q4_0 {
         return sum;
     }
 
-    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp), without shifts: a
-    // block's low nibbles q become q + 128 and its high nibbles stay in place,
-    // 16q + 8, so that with kOffset = 136 the low 16 values are q - 8 and the
-    // high 16 are 16 (q - 8), in groups of 16 whose scale is d, d/16 (exact: a
-    // power of two).
+    // CPU matmul unpack (kernels/cpu/matmul/unpack.hpp): a chunk is two blocks,
+    // each its low nibbles then its high nibbles, in groups of 32 of scale d.
     struct CpuUnpack {
-        static constexpr int kGroup = 16, kOffset = 136;
+        static constexpr int kGroup = 32, kOffset = 8;
         static constexpr bool kHasMin = false;
         template <class Ops, int C>
         static auto chunk(const Block* span) {
-            return Ops::nibbles_in_place_pair(span[2 * C].qs, span[2 * C + 1].qs, 0x80, 0x08);
+            return Ops::template nibble_chunk<C>(span);
         }
         template <class Ops>
         static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
-            scale = Ops::mul(Ops::template span_halves_twice<offsetof(Block, d)>(span),
-                             Ops::load(Ops::kOddSixteenth.data()));
+            scale = Ops::template span_halves<offsetof(Block, d)>(span);
         }
+        // The matvec's lane-stable chunks (kernels/cpu/matmul/stable_lanes.hpp):
+        // the qs of blocks 4h .. 4h + 3 gathered one block per 128-bit lane
+        // (one word permute of the 128 bytes from byte 16h of the span; qs
+        // starts at an even offset in every block), their low nibbles in chunk
+        // 2h, their high nibbles in 2h + 1: a lane keeps its block in both.
+        template <class Ops, int C>
+        static auto stable_chunk(const Block* span) {
+            const auto qs = Ops::template words<kQsWords[C / 2]>(reinterpret_cast<const uint8_t*>(span) + 16 * (C / 2));
+            if constexpr (C % 2 == 0)
+                return Ops::and_(qs, 0x0F);
+            else
+                return Ops::template bits<4>(qs, 0x0F);
+        }
+        static constexpr int stable_value(int C, int p) { return 32 * (4 * (C / 2) + p / 16) + 16 * (C % 2) + p % 16; }
+
+    private:
+        // Word 8b + j of the gather for blocks 4h .. 4h + 3: word j of block 4h + b's qs.
+        static constexpr std::array<std::array<int16_t, 32>, 2> kQsWords = [] {
+            std::array<std::array<int16_t, 32>, 2> w{};
+            for (int h = 0; h < 2; ++h)
+                for (int i = 0; i < 32; ++i)
+                    w[size_t(h)][size_t(i)] =
+                        int16_t((int(sizeof(Block)) * (4 * h + i / 8) + int(offsetof(Block, qs)) - 16 * h) / 2 + i % 8);
+            return w;
+        }();
+        static_assert(sizeof(Block) == 18 && offsetof(Block, qs) % 2 == 0);
     };
 };
 static_assert(QuantType<Q4_0> && matches_format<Q4_0>());
