@@ -7,8 +7,6 @@
 //   nibbles_pair(a, b)      16 bytes a -> their low nibbles, their high nibbles; then the same of b
 //   fields<S0, S1>(p, m)    32 bytes p -> (p >> S0) & m, then (p >> S1) & m
 //   nibbles_in_place(p)     32 bytes p -> p & 0x0F, then p & 0xF0 (the high nibbles times 16, no shift)
-//   nibbles_in_place_pair(a, b, lo, hi)
-//                           16 bytes a -> (a & 0x0F) | lo, (a & 0xF0) | hi; then the same of b
 //   field<S>(p, m)          64 bytes p -> (p >> S) & m
 //   bits<S>(q, m)           (q >> S) & m
 //   words<Index>(p)         16-bit word i: the one at p + 2 Index[i] (Index[i] < 64: 128 bytes from p are read)
@@ -18,7 +16,6 @@
 // Scales:
 //   halves<Stride, Readable>(p)  the 8 fp16 at p + Stride * i -> lanes 0..7 (lanes 8..15 zero);
 //                                Readable (>= 128) bytes from p may be read
-//   halves_twice<Stride, Readable>(p)  the same 8 fp16, each in two lanes (2i and 2i + 1)
 //   from_u8 / from_i8(lo, hi)    16 unsigned / signed bytes (two words, lo first) -> floats
 //   k_scales_mins<R>(blocks, out)  R blocks of Q4_K / Q5_K (fp16 d, fp16 dmin, then 8 6-bit scales and
 //                                8 mins packed in 12 bytes, kquant::unpack_scale_min) -> out[r]: lanes 0..7
@@ -133,16 +130,6 @@ struct ChunkOps {
         }
         return r;
     }
-    static Bytes nibbles_in_place_pair(const uint8_t* a, const uint8_t* b, uint8_t lo, uint8_t hi) {
-        Bytes r;
-        for (int j = 0; j < 16; ++j) {
-            r.v[j] = (a[j] & 0x0F) | lo;
-            r.v[16 + j] = (a[j] & 0xF0) | hi;
-            r.v[32 + j] = (b[j] & 0x0F) | lo;
-            r.v[48 + j] = (b[j] & 0xF0) | hi;
-        }
-        return r;
-    }
     template <int S>
     static Bytes field(const uint8_t* p, uint8_t m) {
         Bytes r;
@@ -202,16 +189,6 @@ struct ChunkOps {
         for (int l = 0; l < 8; ++l) {
             uint16_t h;
             std::memcpy(&h, p + Stride * l, 2);
-            r.v[l] = fp16_to_fp32(h);
-        }
-        return r;
-    }
-    template <int Stride, int Readable>
-    static Acc halves_twice(const uint8_t* p) {
-        Acc r;
-        for (int l = 0; l < 16; ++l) {
-            uint16_t h;
-            std::memcpy(&h, p + Stride * (l / 2), 2);
             r.v[l] = fp16_to_fp32(h);
         }
         return r;

@@ -35,22 +35,19 @@ inline __m512i load_by_halves(const uint8_t* p) {
     return _mm512_inserti64x4(_mm512_zextsi256_si512(lo), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32)), 1);
 }
 
-// halves() / halves_twice(): the 16-bit words at Stride * i (i < 8), each in
-// Copies consecutive words, come from two 128-byte windows, at 0 and at
-// kSecond; each gathered by one vpermt2w.
-template <int Stride, int Readable, int Copies>
+// halves(): the 16-bit words at Stride * i (i < 8) come from two 128-byte
+// windows, at 0 and at kSecond; each gathered by one vpermt2w.
+template <int Stride, int Readable>
 struct HalvesWindows {
     static constexpr int kFirstOut = (128 - 2) / Stride + 1;  // the first word not in the first window
     static constexpr int kSecond = kFirstOut >= 8 ? 0 : std::min(Stride * kFirstOut, Readable - 128);
     static_assert(Readable >= 128 && Stride % 2 == 0 && kSecond % 2 == 0 && Stride * 7 + 2 - kSecond <= 128);
     static constexpr std::array<int16_t, 32> index(bool second) {
         std::array<int16_t, 32> idx{};
-        for (int j = 0; j < 8 * Copies; ++j)
-            idx[size_t(j)] = int16_t((Stride * (j / Copies) - (second ? kSecond : 0)) / 2);
+        for (int j = 0; j < 8; ++j) idx[size_t(j)] = int16_t((Stride * j - (second ? kSecond : 0)) / 2);
         return idx;
     }
-    static constexpr __mmask32 kFromSecond =
-        __mmask32(((1ull << (8 * Copies)) - 1) & ~((1ull << (Copies * std::min(kFirstOut, 8))) - 1));
+    static constexpr __mmask32 kFromSecond = __mmask32(0xFF & ~((1u << std::min(kFirstOut, 8)) - 1));
 
     static __m512i words(const uint8_t* p) {
         static constexpr std::array<int16_t, 32> kFirst = index(false), kSecondIndex = index(true);
@@ -104,14 +101,6 @@ struct ChunkOps<xsimd::avx512bw> {
         const __m512i v = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
         return _mm512_and_si512(v, _mm512_inserti64x4(_mm512_set1_epi8(0x0F), _mm256_set1_epi8(char(0xF0)), 1));
     }
-    static Bytes nibbles_in_place_pair(const uint8_t* a, const uint8_t* b, uint8_t lo, uint8_t hi) {
-        const __m256i aa = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)));
-        const __m256i bb = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
-        const __m512i v = _mm512_inserti64x4(_mm512_zextsi256_si512(aa), bb, 1);  // a a b b
-        const __m512i mask = _mm512_broadcast_i64x4(_mm256_set_m128i(_mm_set1_epi8(char(0xF0)), _mm_set1_epi8(0x0F)));
-        const __m512i bits = _mm512_broadcast_i64x4(_mm256_set_m128i(_mm_set1_epi8(char(hi)), _mm_set1_epi8(char(lo))));
-        return _mm512_ternarylogic_epi32(v, mask, bits, 0xEA);  // (v & mask) | bits
-    }
     template <int S>
     static Bytes field(const uint8_t* p, uint8_t m) {
         return _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(p), S), _mm512_set1_epi8(char(m)));
@@ -146,12 +135,8 @@ struct ChunkOps<xsimd::avx512bw> {
 
     template <int Stride, int Readable>
     static Acc halves(const uint8_t* p) {
-        const __m512i words = HalvesWindows<Stride, Readable, 1>::words(p);
+        const __m512i words = HalvesWindows<Stride, Readable>::words(p);
         return _mm512_zextps256_ps512(_mm256_cvtph_ps(_mm512_castsi512_si128(words)));
-    }
-    template <int Stride, int Readable>
-    static Acc halves_twice(const uint8_t* p) {
-        return _mm512_cvtph_ps(_mm512_castsi512_si256(HalvesWindows<Stride, Readable, 2>::words(p)));
     }
     static Acc high8(Acc v) { return _mm512_zextps256_ps512(_mm512_extractf32x8_ps(v, 1)); }
     static Acc from_u8(uint64_t lo, uint64_t hi) {

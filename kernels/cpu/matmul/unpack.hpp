@@ -56,17 +56,11 @@ struct UnpackOps : ChunkOps<Arch> {
         return uint64_t(p[0]) | uint64_t(p[1]) << 8 | uint64_t(p[2]) << 16 | uint64_t(p[3]) << 24;
     }
 
-    // The fp16 field at byte Offset of the 8 blocks of a 32-value type's span
-    // (halves_twice: each in two lanes).
+    // The fp16 field at byte Offset of the 8 blocks of a 32-value type's span.
     template <size_t Offset, class Block>
     [[gnu::always_inline]] static Acc span_halves(const Block* span) {
         constexpr int kStride = int(sizeof(Block)), kReadable = 8 * kStride - int(Offset);
         return Base::template halves<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
-    }
-    template <size_t Offset, class Block>
-    [[gnu::always_inline]] static Acc span_halves_twice(const Block* span) {
-        constexpr int kStride = int(sizeof(Block)), kReadable = 8 * kStride - int(Offset);
-        return Base::template halves_twice<kStride, kReadable>(reinterpret_cast<const uint8_t*>(span) + Offset);
     }
 
     // Lane 4j + e: groups[(64e + 16j) / G], the scale of quarter j of chunk e
