@@ -81,8 +81,7 @@ struct StableLanes {
         permute(reinterpret_cast<uint8_t*>(layout.a(act)), spans);
         if constexpr (Layout::kWide) permute(reinterpret_cast<uint8_t*>(layout.lo(act)), spans);
         if constexpr (U::kOffset != 0) {
-            // A span's 64 bias lanes are 256 bytes, 2 lanes per 8 values: the
-            // same words move as the bytes'.
+            // 2 bias lanes per 8 values: the same words move as the bytes'.
             int32_t* bias = layout.bias(act);
             permute(reinterpret_cast<uint8_t*>(bias), spans);
             for (int64_t s = 0; s < spans; ++s)
@@ -93,11 +92,15 @@ struct StableLanes {
     }
 
 private:
-    // Permutes the 32 8-byte words of each of `spans` 256-byte spans.
+    // A span is kSpan bytes of activations or kSpan / 4 int32 bias lanes:
+    // either way 32 words of 8 bytes, permuted alike.
+    static constexpr int64_t kSpanBytes = kSpan;
+    static_assert(kSpan / 4 * int64_t(sizeof(int32_t)) == kSpanBytes && int64_t(kSourceWords.size()) * 8 == kSpanBytes);
+
     static void permute(uint8_t* row, int64_t spans) {
         for (int64_t s = 0; s < spans; ++s) {
-            uint8_t* span = row + s * 256;
-            uint8_t natural[256];
+            uint8_t* span = row + s * kSpanBytes;
+            uint8_t natural[kSpanBytes];
             std::memcpy(natural, span, sizeof natural);
             for (size_t w = 0; w < kSourceWords.size(); ++w) std::memcpy(span + 8 * w, natural + 8 * kSourceWords[w], 8);
         }
