@@ -12,6 +12,14 @@
 //                              values i..i+3 (i a multiple of 4) of the row
 //                              whose first block is block `row` of the binding
 //
+// and optionally, with #define HAS_DEQUANT16,
+//
+//   mat4 dequant16(uint row, uint i)
+//                              values i..i+15 (i a multiple of 16), column j
+//                              exactly dequant4(row, i + 4j): the matmuls'
+//                              fetch then takes 16 values of a row at once
+//                              (Q4_K and Q6_K decode the scale once per 16)
+//
 // A type whose C++ definition has GpuGroups is uploaded regrouped
 // (kernels/quant/gpu_layout.hpp); its part declares the binding as an array
 // of groups instead of blocks (q4_0.glsl).

@@ -33,11 +33,19 @@ void main() {
     for (uint k0 = 0; k0 < p.k; k0 += BK) {
         // Values past k are zeros; rows and tokens past the edge repeat the
         // last one (their results are not stored).
+#ifdef HAS_DEQUANT16  // 16 values of a row at a time (BK a multiple of 16)
+        for (uint v = t; v < BM * BK / 16; v += gl_WorkGroupSize.x) {
+            const uint r = v / (BK / 16), kk = v % (BK / 16) * 16;
+            const mat4 w = k0 + kk < p.k ? dequant16(w_row(min(row0 + r, p.n - 1)), k0 + kk) : mat4(0.0);
+            for (uint e = 0; e < 16; ++e) wtile[r * STRIDE + kk + e] = w[e / 4][e % 4];
+        }
+#else
         for (uint v = t; v < BM * BK / 4; v += gl_WorkGroupSize.x) {
             const uint r = v / (BK / 4), kk = v % (BK / 4) * 4;
             const vec4 w = k0 + kk < p.k ? dequant4(w_row(min(row0 + r, p.n - 1)), k0 + kk) : vec4(0.0);
             for (uint e = 0; e < 4; ++e) wtile[r * STRIDE + kk + e] = w[e];
         }
+#endif
         for (uint v = t; v < BN * BK / 4; v += gl_WorkGroupSize.x) {
             const uint c = v / (BK / 4), kk = v % (BK / 4) * 4;
             const uint at = x_col(min(col0 + c, p.m - 1)) + k0 + kk;

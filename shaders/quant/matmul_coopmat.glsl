@@ -49,9 +49,17 @@ shared uvec2 wtile[2 * BM * STRIDE];
 shared uvec2 xtile[2 * BN * STRIDE];
 shared float stage[(BM / WM) * (BN / WN) * CM * CN];
 
-// Each thread loads the same 4-value pieces of every step's tiles.
+// Each thread loads the same 4-value pieces of every step's tiles, of W in
+// runs of RUN pieces of one row: a type with dequant16 (16 values, one
+// decode of their scales) takes runs of 4, others single pieces.
 const uint WG = gl_WorkGroupSize.x;
-const uint W_PIECES = (BM * BK / 4 + WG - 1) / WG, X_PIECES = (BN * BK / 4 + WG - 1) / WG;
+#ifdef HAS_DEQUANT16
+const uint RUN = 4;
+#else
+const uint RUN = 1;
+#endif
+const uint W_RUNS = (BM * BK / (4 * RUN) + WG - 1) / WG, W_PIECES = W_RUNS * RUN;
+const uint X_PIECES = (BN * BK / 4 + WG - 1) / WG;
 vec4 wnext[W_PIECES];
 uvec2 xnext[X_PIECES];
 
@@ -63,10 +71,17 @@ uvec2 pack4(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f
 // the subgroups multiply the step before.
 void fetch(uint k0, uint row0, uint col0, uint x0) {
     const uint t = gl_LocalInvocationID.x;
-    for (uint i = 0; i < W_PIECES; ++i) {
-        const uint v = min(t + i * WG, BM * BK / 4 - 1), r = v / (BK / 4), kk = k0 + v % (BK / 4) * 4;
-        const vec4 w = dequant4(w_row(min(row0 + r, p.n - 1)), min(kk, p.k - 4));
+    const uint runs_per_row = BK / (4 * RUN);
+    for (uint i = 0; i < W_RUNS; ++i) {
+        const uint v = min(t + i * WG, BM * runs_per_row - 1), r = v / runs_per_row;
+        const uint kk = k0 + v % runs_per_row * 4 * RUN, wr = w_row(min(row0 + r, p.n - 1));
+#ifdef HAS_DEQUANT16
+        const mat4 w = dequant16(wr, min(kk, p.k - 16));
+        for (uint j = 0; j < 4; ++j) wnext[4 * i + j] = kk < p.k ? w[j] : vec4(0.0);
+#else
+        const vec4 w = dequant4(wr, min(kk, p.k - 4));
         wnext[i] = kk < p.k ? w : vec4(0.0);
+#endif
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = min(t + i * WG, BN * BK / 4 - 1), c = v / (BK / 4), kk = k0 + v % (BK / 4) * 4;
@@ -78,8 +93,9 @@ void fetch(uint k0, uint row0, uint col0, uint x0) {
 void store_tiles(uint buf) {
     const uint t = gl_LocalInvocationID.x, wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
     for (uint i = 0; i < W_PIECES; ++i) {
-        const uint v = t + i * WG;
-        if (v < BM * BK / 4) wtile[wb + v / (BK / 4) * STRIDE + v % (BK / 4)] = pack4(wnext[i]);
+        const uint v = t + i / RUN * WG, runs_per_row = BK / (4 * RUN);  // run v, piece i % RUN of it
+        if (v < BM * runs_per_row)
+            wtile[wb + v / runs_per_row * STRIDE + v % runs_per_row * RUN + i % RUN] = pack4(wnext[i]);
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = t + i * WG;

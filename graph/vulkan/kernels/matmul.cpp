@@ -29,7 +29,8 @@ namespace {
 // 2 rows were up to 15% faster on TinyLlama's 2048-row matrices but 10-30%
 // slower on its and Llama's logits.
 constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
-// The tiled kernel's BM x BN tile, BK values per step and TM x TN per thread.
+// The tiled kernel's BM x BN tile, BK values per step (a multiple of 16:
+// types with dequant16 take 16 values of a row at once) and TM x TN per thread.
 constexpr uint32_t kBM = 64, kBN = 64, kBK = 16, kTM = 4, kTN = 4;
 constexpr uint32_t kTileGroup = (kBM / kTM) * (kBN / kTN);
 
@@ -71,6 +72,7 @@ struct CoopTile {
 // 6.73k, Q4_K_M 4.85k -> 5.54k) but TinyLlama up to 7% less (F16 23.6k ->
 // 22.1k): its 2048-row matrices make 128 such tiles for 132 multiprocessors.
 constexpr CoopTile kCoopSquare{"matmul_coopmat", 64, 64, 64, 2}, kCoopTall{"matmul_tall_coopmat", 64, 128, 32, 4};
+static_assert(kBK % 16 == 0 && kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0, "whole runs of dequant16");
 constexpr int64_t kTallFromRows = 4096;
 
 // The tensor-core variant for weights of `type` with `rows` rows where the

@@ -31,6 +31,20 @@ vec4 dequant4(uint row, uint i) {
     return scale * vec4(uvec4(word) >> uvec4(0, 8, 16, 24) & 0xFu) - m;
 }
 
+// Values i..i+15 (i a multiple of 16: one sub-block), as 4 dequant4s, with
+// one decode of the scale and min (the tensor-core matmul's fetch).
+#define HAS_DEQUANT16
+mat4 dequant16(uint row, uint i) {
+    const uint b = row + i / QK, l = i % QK;
+    const uvec2 sm = scale_min_words(uvec3(weights32[b].scales[0], weights32[b].scales[1], weights32[b].scales[2]), l / 32);
+    const vec2 dm = vec2(weights32[b].dm);
+    const float scale = dm.x * float(sm.x), m = dm.y * float(sm.y);
+    const uint q0 = (32 * (l / 64) + l % 32) / 4, shift = l % 64 / 32 * 4;
+    mat4 w;
+    for (uint j = 0; j < 4; ++j) w[j] = scale * vec4(uvec4(weights32[b].qs[q0 + j] >> shift) >> uvec4(0, 8, 16, 24) & 0xFu) - m;
+    return w;
+}
+
 // matvec (shaders/quant/matvec.glsl): 16 chunks per super-block, chunk c of
 // the 64 values 64g.. (g = c / 4) the low and high nibbles of words q and
 // q + 4 (q = c % 4) of their 32 bytes: values 64g + 4q + 16j for piece j,

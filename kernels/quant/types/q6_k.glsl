@@ -41,6 +41,25 @@ struct Block16 {
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { Block16 weights16[]; };
 
+// Values i..i+15 (i a multiple of 16: one sub-block), as 4 dequant4s, from
+// 16-bit loads of ql and qh (the tensor-core matmul's fetch).
+#define HAS_DEQUANT16
+mat4 dequant16(uint row, uint i) {
+    const uint b = row + i / QK, l = i % QK, k = l % 128 / 32;
+    const float dl = float(weights[b].d) * float(weights[b].scales[l / 16]);
+    const uint lo = (64 * (l / 128) + l % 32 + 32 * (k % 2)) / 2, hi = (32 * (l / 128) + l % 32) / 2;
+    mat4 w;
+    for (uint j = 0; j < 4; ++j) {
+        const uvec2 l2 = uvec2(weights16[b].ql[lo + 2 * j], weights16[b].ql[lo + 2 * j + 1]);
+        const uvec2 h2 = uvec2(weights16[b].qh[hi + 2 * j], weights16[b].qh[hi + 2 * j + 1]);
+        const uvec4 low = uvec4(l2.x, l2.x >> 8, l2.y, l2.y >> 8) & 0xFFu;
+        const uvec4 high = uvec4(h2.x, h2.x >> 8, h2.y, h2.y >> 8) & 0xFFu;
+        const uvec4 q = ((low >> (4 * (k / 2))) & 0xFu) | (((high >> (2 * k)) & 3u) << 4);
+        w[j] = dl * (vec4(q) - 32.0);
+    }
+    return w;
+}
+
 struct MvChunk {
     vec4 dl;  // d * scale of each piece
     uint ql[2], qh;
