@@ -58,7 +58,7 @@ const uint RUN = 4;
 #else
 const uint RUN = 1;
 #endif
-const uint W_RUNS = (BM * BK / (4 * RUN) + WG - 1) / WG, W_PIECES = W_RUNS * RUN;
+const uint RUNS_PER_ROW = BK / (4 * RUN), W_RUNS = (BM * RUNS_PER_ROW + WG - 1) / WG, W_PIECES = W_RUNS * RUN;
 const uint X_PIECES = (BN * BK / 4 + WG - 1) / WG;
 vec4 wnext[W_PIECES];
 uvec2 xnext[X_PIECES];
@@ -71,10 +71,9 @@ uvec2 pack4(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f
 // the subgroups multiply the step before.
 void fetch(uint k0, uint row0, uint col0, uint x0) {
     const uint t = gl_LocalInvocationID.x;
-    const uint runs_per_row = BK / (4 * RUN);
     for (uint i = 0; i < W_RUNS; ++i) {
-        const uint v = min(t + i * WG, BM * runs_per_row - 1), r = v / runs_per_row;
-        const uint kk = k0 + v % runs_per_row * 4 * RUN, wr = w_row(min(row0 + r, p.n - 1));
+        const uint v = min(t + i * WG, BM * RUNS_PER_ROW - 1), r = v / RUNS_PER_ROW;
+        const uint kk = k0 + v % RUNS_PER_ROW * 4 * RUN, wr = w_row(min(row0 + r, p.n - 1));
 #ifdef HAS_DEQUANT16
         const mat4 w = dequant16(wr, min(kk, p.k - 16));
         for (uint j = 0; j < 4; ++j) wnext[4 * i + j] = kk < p.k ? w[j] : vec4(0.0);
@@ -93,9 +92,8 @@ void fetch(uint k0, uint row0, uint col0, uint x0) {
 void store_tiles(uint buf) {
     const uint t = gl_LocalInvocationID.x, wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
     for (uint i = 0; i < W_PIECES; ++i) {
-        const uint v = t + i / RUN * WG, runs_per_row = BK / (4 * RUN);  // run v, piece i % RUN of it
-        if (v < BM * runs_per_row)
-            wtile[wb + v / runs_per_row * STRIDE + v % runs_per_row * RUN + i % RUN] = pack4(wnext[i]);
+        const uint v = t + i / RUN * WG;  // run v, piece i % RUN of it
+        if (v < BM * RUNS_PER_ROW) wtile[wb + v / RUNS_PER_ROW * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN] = pack4(wnext[i]);
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = t + i * WG;
