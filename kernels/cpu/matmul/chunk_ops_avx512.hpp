@@ -27,12 +27,18 @@ inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) {
 }
 #endif
 
-// 64 bytes from p as two 32-byte loads. Weight spans of 18- and 144-byte
-// blocks are not 64-byte aligned, and 64-byte loads of their quants across
-// cache lines made matvecs from DRAM 20-25% slower (Zen 5; Q4_0, Q4_K).
-inline __m512i load_by_halves(const uint8_t* p) {
-    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    return _mm512_inserti64x4(_mm512_zextsi256_si512(lo), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32)), 1);
+// 32 bytes at lo, then 32 at hi. Weight spans of 18- and 144-byte blocks are
+// not 64-byte aligned, and 64-byte loads of their quants across cache lines
+// made matvecs from DRAM 20-25% slower (Zen 5; Q4_0, Q4_K).
+inline __m512i load_pair(const void* lo, const void* hi) {
+    const __m256i l = _mm256_loadu_si256(static_cast<const __m256i*>(lo));
+    return _mm512_inserti64x4(_mm512_zextsi256_si512(l), _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
+}
+
+// Word i: the 16-bit word at p + 2 index[i] (index[i] < 64), one vpermt2w of
+// the 128 bytes from p (read 32 bytes at a time).
+inline __m512i window_words(const uint8_t* p, const int16_t* index) {
+    return _mm512_permutex2var_epi16(load_pair(p, p + 32), _mm512_loadu_si512(index), load_pair(p + 64, p + 96));
 }
 
 // halves(): the 16-bit words at Stride * i (i < 8) come from two 128-byte
@@ -52,7 +58,7 @@ struct HalvesWindows {
     static __m512i words(const uint8_t* p) {
         static constexpr std::array<int16_t, 32> kFirst = index(false), kSecondIndex = index(true);
         if constexpr (kFromSecond == 0) {  // one window, read as a words() of it is (Q4_0's quants)
-            return _mm512_permutex2var_epi16(load_by_halves(p), _mm512_loadu_si512(kFirst.data()), load_by_halves(p + 64));
+            return window_words(p, kFirst.data());
         } else {
             const __m512i w = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), _mm512_loadu_si512(kFirst.data()),
                                                         _mm512_loadu_si512(p + 64));
@@ -80,10 +86,7 @@ struct ChunkOps<xsimd::avx512bw> {
 
     static Bytes load_bytes(const uint8_t* p) { return _mm512_loadu_si512(p); }
     static void store_bytes(Bytes q, uint8_t* p) { _mm512_storeu_si512(p, q); }
-    static Bytes pair(const void* lo, const void* hi) {
-        const __m256i l = _mm256_loadu_si256(static_cast<const __m256i*>(lo));
-        return _mm512_inserti64x4(_mm512_zextsi256_si512(l), _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
-    }
+    static Bytes pair(const void* lo, const void* hi) { return load_pair(lo, hi); }
     static Bytes nibbles_pair(const uint8_t* a, const uint8_t* b) {
         const __m256i aa = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)));
         const __m256i bb = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
@@ -112,7 +115,7 @@ struct ChunkOps<xsimd::avx512bw> {
     template <std::array<int16_t, 32> Index>
     static Bytes words(const uint8_t* p) {
         static constexpr std::array<int16_t, 32> kIndex = Index;
-        return _mm512_permutex2var_epi16(load_by_halves(p), _mm512_loadu_si512(kIndex.data()), load_by_halves(p + 64));
+        return window_words(p, kIndex.data());
     }
     template <int S>
     static Bytes shl(Bytes q) {

@@ -48,11 +48,11 @@ struct Stream {
             const Acc gscale = Ops::load(layout.gscale(act) + g0);
             Acc lane[R], min[R];
             span_scales<Ops, T, R>(b, lane, min);
+            for (int r = 0; r < R; ++r) lane[r] = Ops::mul(lane[r], gscale);
             if constexpr (HasStableChunks<T>) {
-                for (int r = 0; r < R; ++r) lane[r] = Ops::mul(lane[r], gscale);
                 stable_dots<R>(layout, act, s, b, lane, acc);
             } else {
-                for (int r = 0; r < R; ++r) lane[r] = Ops::template chunk_lanes<G>(Ops::mul(lane[r], gscale));
+                for (int r = 0; r < R; ++r) lane[r] = Ops::template chunk_lanes<G>(lane[r]);
                 for_chunks([&]<int C>() {
                     for (int r = 0; r < R; ++r)
                         acc[r] = Ops::fma_int(

@@ -22,13 +22,21 @@ struct Block32 {
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights32 { Block32 weights32[]; };
 
-vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK, l = i % QK;
+// Value l's sub-block of block b: its scale and min (d * scale, dmin * min).
+vec2 sub_block_scale_min(uint b, uint l) {
     const uvec2 sm = scale_min_words(uvec3(weights32[b].scales[0], weights32[b].scales[1], weights32[b].scales[2]), l / 32);
     const vec2 dm = vec2(weights32[b].dm);
-    const float scale = dm.x * float(sm.x), m = dm.y * float(sm.y);
-    const uint word = weights32[b].qs[(32 * (l / 64) + l % 32) / 4] >> (l % 64 / 32 * 4);
-    return scale * vec4(uvec4(word) >> uvec4(0, 8, 16, 24) & 0xFu) - m;
+    return vec2(dm.x * float(sm.x), dm.y * float(sm.y));
+}
+// Values l..l+3 of block b, the word holding them being the j-th from theirs.
+vec4 four_values(uint b, uint l, uint j, vec2 sm) {
+    const uint word = weights32[b].qs[(32 * (l / 64) + l % 32) / 4 + j] >> (l % 64 / 32 * 4);
+    return sm.x * vec4(uvec4(word) >> uvec4(0, 8, 16, 24) & 0xFu) - sm.y;
+}
+
+vec4 dequant4(uint row, uint i) {
+    const uint b = row + i / QK, l = i % QK;
+    return four_values(b, l, 0, sub_block_scale_min(b, l));
 }
 
 // Values i..i+15 (i a multiple of 16: one sub-block), as 4 dequant4s, with
@@ -36,12 +44,9 @@ vec4 dequant4(uint row, uint i) {
 #define HAS_DEQUANT16
 mat4 dequant16(uint row, uint i) {
     const uint b = row + i / QK, l = i % QK;
-    const uvec2 sm = scale_min_words(uvec3(weights32[b].scales[0], weights32[b].scales[1], weights32[b].scales[2]), l / 32);
-    const vec2 dm = vec2(weights32[b].dm);
-    const float scale = dm.x * float(sm.x), m = dm.y * float(sm.y);
-    const uint q0 = (32 * (l / 64) + l % 32) / 4, shift = l % 64 / 32 * 4;
+    const vec2 sm = sub_block_scale_min(b, l);
     mat4 w;
-    for (uint j = 0; j < 4; ++j) w[j] = scale * vec4(uvec4(weights32[b].qs[q0 + j] >> shift) >> uvec4(0, 8, 16, 24) & 0xFu) - m;
+    for (uint j = 0; j < 4; ++j) w[j] = four_values(b, l, j, sm);
     return w;
 }
 

@@ -14,14 +14,19 @@ struct Block {
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
 
+// Four values from their ql and qh bytes (k: which 32 of their 128 values).
+vec4 six_bit_values(uvec4 low, uvec4 high, uint k, float dl) {
+    const uvec4 q = ((low >> (4 * (k / 2))) & 0xFu) | (((high >> (2 * k)) & 3u) << 4);
+    return dl * (vec4(q) - 32.0);
+}
+
 vec4 dequant4(uint row, uint i) {
     const uint b = row + i / QK, l = i % QK, k = l % 128 / 32;
     const float dl = float(weights[b].d) * float(weights[b].scales[l / 16]);
     const uint lo = 64 * (l / 128) + l % 32 + 32 * (k % 2), hi = 32 * (l / 128) + l % 32;
     const uvec4 low = uvec4(weights[b].ql[lo], weights[b].ql[lo + 1], weights[b].ql[lo + 2], weights[b].ql[lo + 3]);
     const uvec4 high = uvec4(weights[b].qh[hi], weights[b].qh[hi + 1], weights[b].qh[hi + 2], weights[b].qh[hi + 3]);
-    const uvec4 q = ((low >> (4 * (k / 2))) & 0xFu) | (((high >> (2 * k)) & 3u) << 4);
-    return dl * (vec4(q) - 32.0);
+    return six_bit_values(low, high, k, dl);
 }
 
 // matvec (shaders/quant/matvec.glsl): 16 chunks per super-block, chunk c of
@@ -54,8 +59,7 @@ mat4 dequant16(uint row, uint i) {
         const uvec2 h2 = uvec2(weights16[b].qh[hi + 2 * j], weights16[b].qh[hi + 2 * j + 1]);
         const uvec4 low = uvec4(l2.x, l2.x >> 8, l2.y, l2.y >> 8) & 0xFFu;
         const uvec4 high = uvec4(h2.x, h2.x >> 8, h2.y, h2.y >> 8) & 0xFFu;
-        const uvec4 q = ((low >> (4 * (k / 2))) & 0xFu) | (((high >> (2 * k)) & 3u) << 4);
-        w[j] = dl * (vec4(q) - 32.0);
+        w[j] = six_bit_values(low, high, k, dl);
     }
     return w;
 }
