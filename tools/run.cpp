@@ -11,6 +11,7 @@
 #include "support/error.hpp"
 #include "tools/commands.hpp"
 #include "tools/model_input.hpp"
+#include "tools/pipeline_report.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -118,7 +119,10 @@ void run_generate(const RunOptions& o) {
             more = o.interactive;
         }
     }
-    if (o.profile) gen.session().profile().print(std::cerr);
+    if (o.profile) {
+        gen.session().profile().print(std::cerr);
+        print_pipeline_statistics(gen.session().backend(), stderr);
+    }
 }
 
 }  // namespace
@@ -141,7 +145,7 @@ void add_run_command(CLI::App& app) {
     cmd->add_flag("--chat", o->chat, "Format the prompt with the model's chat template");
     cmd->add_option("--chat-template", o->chat_template, "Template family: zephyr, llama2, llama3, chatml");
     cmd->add_flag("-i,--interactive", o->interactive, "Chat loop on stdin");
-    cmd->add_flag("--profile", o->profile, "Print per-node times to stderr at the end");
+    cmd->add_flag("--profile", o->profile, "Print per-node times (and on Vulkan the driver's pipeline statistics) to stderr at the end");
     cmd->callback([o] {
         if (!o->chat && !o->interactive && o->in.prompt.empty() && o->in.prompt_file.empty() && o->in.tokens.empty())
             throw Error("run needs a prompt: -p TEXT, -f FILE or --tokens IDS (or -i for a chat)");

@@ -1,5 +1,7 @@
 #include "graph/vulkan/pipeline_cache.hpp"
 
+#include <string>
+
 #include "graph/vulkan/shader_library.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
@@ -73,6 +75,8 @@ const Pipeline& PipelineCache::get(std::string_view shader, uint32_t n_bindings,
                                    .pData = spec.data()};
     VkComputePipelineCreateInfo info{
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = device_.info().pipeline_statistics ? VkPipelineCreateFlags(VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR)
+                                                    : VkPipelineCreateFlags(0),
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = module_it->second,
@@ -83,6 +87,50 @@ const Pipeline& PipelineCache::get(std::string_view shader, uint32_t n_bindings,
     vk::check(vk::vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline),
               ("vkCreateComputePipelines(" + std::string(shader) + ")").c_str());
     return pipelines_.emplace(std::move(key), p).first->second;
+}
+
+namespace {
+
+std::string statistic_value(const VkPipelineExecutableStatisticKHR& s) {
+    switch (s.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: return s.value.b32 ? "true" : "false";
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: return std::to_string(s.value.i64);
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: return std::to_string(s.value.u64);
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: return std::to_string(s.value.f64);
+        default: return "?";
+    }
+}
+
+}  // namespace
+
+std::vector<PipelineCache::Statistics> PipelineCache::statistics() {
+    std::lock_guard lock(mutex_);
+    std::vector<Statistics> out;
+    if (!device_.info().pipeline_statistics || vk::vkGetPipelineExecutablePropertiesKHR == nullptr ||
+        vk::vkGetPipelineExecutableStatisticsKHR == nullptr)
+        return out;
+    VkDevice d = device_.device();
+    for (const auto& [key, p] : pipelines_) {
+        Statistics entry{.shader = key.first, .spec = key.second};
+        const VkPipelineInfoKHR pipeline{.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = p.pipeline};
+        uint32_t executables = 0;
+        vk::check(vk::vkGetPipelineExecutablePropertiesKHR(d, &pipeline, &executables, nullptr),
+                  "vkGetPipelineExecutablePropertiesKHR");
+        for (uint32_t e = 0; e < executables; ++e) {
+            const VkPipelineExecutableInfoKHR executable{
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = p.pipeline, .executableIndex = e};
+            uint32_t n = 0;
+            vk::check(vk::vkGetPipelineExecutableStatisticsKHR(d, &executable, &n, nullptr),
+                      "vkGetPipelineExecutableStatisticsKHR");
+            std::vector<VkPipelineExecutableStatisticKHR> stats(
+                n, VkPipelineExecutableStatisticKHR{.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+            vk::check(vk::vkGetPipelineExecutableStatisticsKHR(d, &executable, &n, stats.data()),
+                      "vkGetPipelineExecutableStatisticsKHR");
+            for (const auto& s : stats) entry.values.emplace_back(s.name, statistic_value(s));
+        }
+        out.push_back(std::move(entry));
+    }
+    return out;
 }
 
 }  // namespace tessera

@@ -37,6 +37,17 @@ public:
     const Pipeline& get(std::string_view shader, uint32_t n_bindings, const std::vector<uint32_t>& spec);
     size_t size() const { return pipelines_.size(); }
 
+    // What the driver reports of a pipeline's compiled code (register
+    // count, shared memory, spills, ...: its own names and units), where
+    // the device has VK_KHR_pipeline_executable_properties.
+    struct Statistics {
+        std::string shader;
+        std::vector<uint32_t> spec;
+        std::vector<std::pair<std::string, std::string>> values;  // name, value
+    };
+    // Every pipeline created so far; empty where the device reports none.
+    std::vector<Statistics> statistics();
+
 private:
     VulkanDevice& device_;
     std::map<uint32_t, std::pair<VkDescriptorSetLayout, VkPipelineLayout>> layouts_;  // by n_bindings

@@ -13,6 +13,7 @@ TESSERA_VK_GLOBAL_FUNCTIONS(TESSERA_VK_DEFINE)
 TESSERA_VK_INSTANCE_FUNCTIONS(TESSERA_VK_DEFINE)
 TESSERA_VK_OPTIONAL_INSTANCE_FUNCTIONS(TESSERA_VK_DEFINE)
 TESSERA_VK_DEVICE_FUNCTIONS(TESSERA_VK_DEFINE)
+TESSERA_VK_OPTIONAL_DEVICE_FUNCTIONS(TESSERA_VK_DEFINE)
 #undef TESSERA_VK_DEFINE
 
 namespace {
@@ -66,6 +67,9 @@ void load_device_functions(VkDevice device) {
     name = reinterpret_cast<PFN_##name>(vkGetDeviceProcAddr(device, #name));                   \
     if (name == nullptr) throw VulkanUnavailable("the Vulkan device has no " + std::string(#name));
     TESSERA_VK_DEVICE_FUNCTIONS(TESSERA_VK_LOAD)
+#undef TESSERA_VK_LOAD
+#define TESSERA_VK_LOAD(name) name = reinterpret_cast<PFN_##name>(vkGetDeviceProcAddr(device, #name));
+    TESSERA_VK_OPTIONAL_DEVICE_FUNCTIONS(TESSERA_VK_LOAD)
 #undef TESSERA_VK_LOAD
 }
 

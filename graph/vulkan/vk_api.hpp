@@ -74,11 +74,17 @@ namespace tessera::vk {
     X(vkResetFences)                    \
     X(vkDeviceWaitIdle)
 
+// Device extension entry points: nullptr where the device lacks them.
+#define TESSERA_VK_OPTIONAL_DEVICE_FUNCTIONS(X) \
+    X(vkGetPipelineExecutablePropertiesKHR)     \
+    X(vkGetPipelineExecutableStatisticsKHR)
+
 #define TESSERA_VK_DECLARE(name) extern PFN_##name name;
 TESSERA_VK_GLOBAL_FUNCTIONS(TESSERA_VK_DECLARE)
 TESSERA_VK_INSTANCE_FUNCTIONS(TESSERA_VK_DECLARE)
 TESSERA_VK_OPTIONAL_INSTANCE_FUNCTIONS(TESSERA_VK_DECLARE)
 TESSERA_VK_DEVICE_FUNCTIONS(TESSERA_VK_DECLARE)
+TESSERA_VK_OPTIONAL_DEVICE_FUNCTIONS(TESSERA_VK_DECLARE)
 #undef TESSERA_VK_DECLARE
 
 // Opens the loader and the global entry points (once). Throws

@@ -103,6 +103,10 @@ VulkanBackend::~VulkanBackend() {
         if (region.mirror) device_->memory().release(region.allocation);
 }
 
+std::vector<PipelineCache::Statistics> VulkanBackend::pipeline_statistics() const {
+    return device_->pipelines().statistics();
+}
+
 std::string VulkanBackend::device_name() const { return device_->info().name; }
 
 bool VulkanBackend::supports(const Tensor& node) const {

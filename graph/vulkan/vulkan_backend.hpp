@@ -19,6 +19,7 @@
 
 #include "graph/backend.hpp"
 #include "graph/vulkan/memory_pool.hpp"
+#include "graph/vulkan/pipeline_cache.hpp"
 #include "graph/vulkan/recorder.hpp"
 
 namespace tessera {
@@ -53,6 +54,8 @@ public:
                      std::shared_ptr<void>& state) override;
 
     VulkanDevice& device() { return *device_; }
+    // The driver's statistics of the pipelines created so far (PipelineCache).
+    std::vector<PipelineCache::Statistics> pipeline_statistics() const;
     // Where t's data is on the device; copies a weight or external leaf it
     // has not seen to the device first.
     DeviceSpan locate(const Tensor& t);

@@ -74,9 +74,9 @@ const char* device_type_name(VkPhysicalDeviceType t) {
     }
 }
 
-// The features tessera's shaders use, queried (and later enabled) as one
-// chain; the cooperative-matrix and integer dot product ones join it where
-// the device has their extensions.
+// The features tessera uses, queried (and later enabled) as one chain; the
+// cooperative-matrix, integer dot product and pipeline statistics ones join
+// it where the device has their extensions.
 struct FeatureChain {
     VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
@@ -84,14 +84,18 @@ struct FeatureChain {
     VkPhysicalDeviceVulkan11Features v11{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, .pNext = &v12};
     VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR idot{
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     VkPhysicalDeviceFeatures2 root{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &v11};
-    FeatureChain(bool with_coopmat, bool with_int_dot) {
+    FeatureChain(bool with_coopmat, bool with_int_dot, bool with_executable) {
         void** tail = &v12.pNext;
-        if (with_int_dot) {
-            *tail = &idot;
-            tail = &idot.pNext;
-        }
-        if (with_coopmat) *tail = &coopmat;
+        auto link = [&tail](auto& features) {
+            *tail = &features;
+            tail = &features.pNext;
+        };
+        if (with_int_dot) link(idot);
+        if (with_executable) link(executable);
+        if (with_coopmat) link(coopmat);
     }
     FeatureChain(const FeatureChain&) = delete;
 };
@@ -151,10 +155,12 @@ VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
     need(info.api_version >= VK_API_VERSION_1_2, "Vulkan 1.2");
     if (info.api_version >= VK_API_VERSION_1_2) {
         FeatureChain f(has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME),
-                       has_extension(pd, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME));
+                       has_extension(pd, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME),
+                       has_extension(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME));
         vk::vkGetPhysicalDeviceFeatures2(pd, &f.root);
         info.coopmat = find_coopmat(pd, f);
         info.int_dot = f.idot.shaderIntegerDotProduct == VK_TRUE;
+        info.pipeline_statistics = f.executable.pipelineExecutableInfo == VK_TRUE;
         need(f.v11.storageBuffer16BitAccess, "storageBuffer16BitAccess");
         need(f.v12.storageBuffer8BitAccess, "storageBuffer8BitAccess");
         need(f.v12.shaderFloat16, "shaderFloat16");
@@ -207,7 +213,7 @@ VulkanDevice::VulkanDevice(int index) {
     queue_family_ = uint32_t(chosen);
     timestamp_bits_ = families[queue_family_].timestampValidBits;
 
-    FeatureChain f(bool(info_.coopmat), info_.int_dot);
+    FeatureChain f(bool(info_.coopmat), info_.int_dot, info_.pipeline_statistics);
     f.v11.storageBuffer16BitAccess = VK_TRUE;
     f.v12.storageBuffer8BitAccess = VK_TRUE;
     f.v12.shaderFloat16 = VK_TRUE;
@@ -222,6 +228,10 @@ VulkanDevice::VulkanDevice(int index) {
     if (info_.int_dot) {
         f.idot.shaderIntegerDotProduct = VK_TRUE;
         extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+    }
+    if (info_.pipeline_statistics) {
+        f.executable.pipelineExecutableInfo = VK_TRUE;
+        extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     }
     if (info_.coopmat) {
         f.coopmat.cooperativeMatrix = VK_TRUE;

@@ -39,6 +39,9 @@ struct VulkanDeviceInfo {
     // Packed 8-bit integer dot products in shaders (shaderIntegerDotProduct,
     // enabled when opened): the matvecs with 8-bit activations use them.
     bool int_dot = false;
+    // The driver reports each pipeline's statistics (registers, shared
+    // memory, ...; VK_KHR_pipeline_executable_properties, enabled when opened).
+    bool pipeline_statistics = false;
     // Empty when the device has every feature tessera needs, else what is missing.
     std::string missing;
 };

@@ -2,8 +2,10 @@
 // dependent nodes, never between independent ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "graph/executor.hpp"
@@ -189,6 +191,34 @@ TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
     device.memory().release(a);
     device.memory().release(b);
     vk::vkDestroyCommandPool(device.device(), pool, nullptr);
+}
+
+// Every pipeline the backend created is listed with the driver's statistics
+// where the device reports them (VK_KHR_pipeline_executable_properties;
+// NVIDIA's driver does, Debian 12's lavapipe does not), and nothing is
+// listed where it does not.
+TEST(VulkanRecording, PipelineStatisticsWhereTheDeviceReportsThem) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    Graph g;
+    Tensor* x = g.input("x", GgmlType::F32, {32, 1, 1, 1});
+    Tensor* y = silu(rms_norm(x, 1e-5f));
+    Executor ex(g, {y}, {.backends = {vulkan}});
+    std::fill_n(static_cast<float*>(x->data), 32, 0.5f);
+    ex.run();
+
+    const auto stats = vulkan->pipeline_statistics();
+    if (!vulkan->device().info().pipeline_statistics) {
+        EXPECT_TRUE(stats.empty());
+        return;
+    }
+    EXPECT_EQ(stats.size(), vulkan->device().pipelines().size());
+    std::vector<std::string> shaders;
+    for (const auto& p : stats) {
+        shaders.push_back(p.shader);
+        EXPECT_FALSE(p.values.empty()) << p.shader;
+    }
+    EXPECT_NE(std::find(shaders.begin(), shaders.end(), "rms_norm"), shaders.end());
+    EXPECT_NE(std::find(shaders.begin(), shaders.end(), "unary"), shaders.end());
 }
 
 }  // namespace
