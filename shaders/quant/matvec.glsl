@@ -160,11 +160,11 @@ void main() {
                 const vec4 m = abs(xv[j]);
                 top = max(top, max(max(m.x, m.y), max(m.z, m.w)));
             }
-            const float inv = top > 0.0 ? 1.0 / top : 0.0;
+            const float to_bytes = top > 0.0 ? 127.0 / top : 0.0;
             uint xq[MV_PIECES];
             int xsum[MV_PIECES];
             for (uint j = 0; j < MV_PIECES; ++j) {
-                xq[j] = packSnorm4x8(xv[j] * inv);
+                xq[j] = round_bytes(xv[j] * to_bytes);
                 xsum[j] = sdot4(xq[j], 0x01010101u);
             }
             const float dx = top / 127.0;

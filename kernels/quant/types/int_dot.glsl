@@ -14,3 +14,18 @@ int dot_su8(uint a, uint b, spirv_literal int packed_4x8);
 
 int sdot4(uint a, uint b) { return dot_s8(a, b, 0); }
 int sudot4(uint a, uint b) { return dot_su8(a, b, 0); }
+
+// Conversions between small integers and floats without the int <-> float
+// instructions, which run at a quarter of the float rate on NVIDIA: the
+// float 1.5 * 2^23 + v holds the integer v in its low mantissa bits.
+const float kIntMagic = 12582912.0;  // 1.5 * 2^23, bits 0x4B400000
+
+// v as a float, exactly, for |v| < 2^22.
+float small_int_float(int v) { return intBitsToFloat(v + 0x4B400000) - kIntMagic; }
+
+// v rounded to integers (to nearest, ties to even) as 4 signed bytes, for
+// v within [-127.5, 127.5] (x's pieces scaled by 127 / their largest magnitude).
+uint round_bytes(vec4 v) {
+    const uvec4 b = floatBitsToUint(v + kIntMagic) & 0xFFu;
+    return b.x | b.y << 8 | b.z << 16 | b.w << 24;
+}

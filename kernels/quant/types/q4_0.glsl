@@ -44,6 +44,6 @@ uint mv_pos(uint c, uint j) { return 4 * c + 16 * j; }
 #include "int_dot.glsl"
 float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
     const int s = sudot4(xq[0], ch.qs & 0x0F0F0F0Fu) + sudot4(xq[1], ch.qs >> 4 & 0x0F0F0F0Fu);
-    return ch.d * float(s - 8 * (xsum[0] + xsum[1]));
+    return ch.d * small_int_float(s - 8 * (xsum[0] + xsum[1]));
 }
 #endif

@@ -82,7 +82,7 @@ uint mv_pos(uint c, uint j) { return 64 * (c / 4) + 4 * (c % 4) + 16 * j; }
 float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
     const int lo = sudot4(xq[0], ch.qs[0] & 0x0F0F0F0Fu) + sudot4(xq[1], ch.qs[1] & 0x0F0F0F0Fu);
     const int hi = sudot4(xq[2], ch.qs[0] >> 4 & 0x0F0F0F0Fu) + sudot4(xq[3], ch.qs[1] >> 4 & 0x0F0F0F0Fu);
-    return ch.scale.x * float(lo) + ch.scale.y * float(hi) - ch.m.x * float(xsum[0] + xsum[1]) -
-           ch.m.y * float(xsum[2] + xsum[3]);
+    return ch.scale.x * small_int_float(lo) + ch.scale.y * small_int_float(hi) -
+           ch.m.x * small_int_float(xsum[0] + xsum[1]) - ch.m.y * small_int_float(xsum[2] + xsum[3]);
 }
 #endif

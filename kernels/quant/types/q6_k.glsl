@@ -90,7 +90,7 @@ float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
     float s = 0.0;
     for (uint k = 0; k < MV_PIECES; ++k) {
         const uint q = (ch.ql[k % 2] >> (4 * (k / 2)) & 0x0F0F0F0Fu) | (ch.qh >> (2 * k) & 0x03030303u) << 4;
-        s += ch.dl[k] * float(sudot4(xq[k], q) - 32 * xsum[k]);
+        s += ch.dl[k] * small_int_float(sudot4(xq[k], q) - 32 * xsum[k]);
     }
     return s;
 }

@@ -41,6 +41,6 @@ uint mv_pos(uint c, uint j) { return 4 * c + 16 * j; }
 #ifdef MV_IDOT
 #include "int_dot.glsl"
 float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
-    return ch.d * float(sdot4(xq[0], ch.qs[0]) + sdot4(xq[1], ch.qs[1]));
+    return ch.d * small_int_float(sdot4(xq[0], ch.qs[0]) + sdot4(xq[1], ch.qs[1]));
 }
 #endif
