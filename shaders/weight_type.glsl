@@ -18,7 +18,8 @@
 //                              values i..i+15 (i a multiple of 16), column j
 //                              exactly dequant4(row, i + 4j): the matmuls'
 //                              fetch then takes 16 values of a row at once
-//                              (Q4_K and Q6_K decode the scale once per 16)
+//                              (Q4_K and Q6_K decode the scale once per 16,
+//                              Q4_0 loads 16 values' qs at once)
 //
 // A type whose C++ definition has GpuGroups is uploaded regrouped
 // (kernels/quant/gpu_layout.hpp); its part declares the binding as an array

@@ -19,6 +19,18 @@ vec4 dequant4(uint row, uint i) {
     return byte_floats(word >> shift & 0x0F0F0F0Fu, 8.0) * float(groups[b / 8].d[b % 8]);
 }
 
+// Values i..i+15 (i a multiple of 16: one nibble of each of a block's 16
+// qs bytes) from one 16-byte load (the tensor-core matmul's fetch).
+#define HAS_DEQUANT16
+mat4 dequant16(uint row, uint i) {
+    const uint b = row + i / QK, shift = i % 32 / 16 * 4;
+    const uvec4 qs = groups[b / 8].qs[b % 8];
+    const float d = float(groups[b / 8].d[b % 8]);
+    mat4 w;
+    for (uint j = 0; j < 4; ++j) w[j] = byte_floats(qs[j] >> shift & 0x0F0F0F0Fu, 8.0) * d;
+    return w;
+}
+
 // matvec (shaders/quant/matvec.glsl): 4 chunks per block, chunk c word c of
 // its qs (values 4c.. in the low nibbles, 16 + 4c.. in the high ones), so
 // that a subgroup reads a group's qs as one run of 128 bytes and
