@@ -1,5 +1,6 @@
 // How the Vulkan backend records a segment: barriers only between levels of
-// dependent nodes, never between independent ones.
+// dependent nodes, never between independent ones; and what it reports of
+// the pipelines it created.
 #include <gtest/gtest.h>
 
 #include <algorithm>
