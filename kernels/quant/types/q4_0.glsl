@@ -13,10 +13,13 @@ struct Group {
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Group groups[]; };
 
+float block_d(uint b) { return float(groups[b / 8].d[b % 8]); }
+// q - 8 of the 4 nibbles at bit `shift` of each byte of a qs word.
+vec4 nibble_values(uint word, uint shift) { return byte_floats(word >> shift & 0x0F0F0F0Fu, 8.0); }
+
 vec4 dequant4(uint row, uint i) {
     const uint b = row + i / QK, j = i % 16, shift = i % 32 / 16 * 4;
-    const uint word = groups[b / 8].qs[b % 8][j / 4];
-    return byte_floats(word >> shift & 0x0F0F0F0Fu, 8.0) * float(groups[b / 8].d[b % 8]);
+    return nibble_values(groups[b / 8].qs[b % 8][j / 4], shift) * block_d(b);
 }
 
 // Values i..i+15 (i a multiple of 16: one nibble of each of a block's 16
@@ -25,9 +28,9 @@ vec4 dequant4(uint row, uint i) {
 mat4 dequant16(uint row, uint i) {
     const uint b = row + i / QK, shift = i % 32 / 16 * 4;
     const uvec4 qs = groups[b / 8].qs[b % 8];
-    const float d = float(groups[b / 8].d[b % 8]);
+    const float d = block_d(b);
     mat4 w;
-    for (uint j = 0; j < 4; ++j) w[j] = byte_floats(qs[j] >> shift & 0x0F0F0F0Fu, 8.0) * d;
+    for (uint j = 0; j < 4; ++j) w[j] = nibble_values(qs[j], shift) * d;
     return w;
 }
 
@@ -47,9 +50,9 @@ struct MvChunk {
 };
 MvChunk mv_load(uint row, uint blk, uint c) {
     const uint b = row + blk;
-    return MvChunk(float(groups[b / 8].d[b % 8]), groups[b / 8].qs[b % 8][c]);
+    return MvChunk(block_d(b), groups[b / 8].qs[b % 8][c]);
 }
-float mv_dot(MvChunk ch, uint j, vec4 x) { return ch.d * dot(byte_floats(ch.qs >> (4 * j) & 0x0F0F0F0Fu, 8.0), x); }
+float mv_dot(MvChunk ch, uint j, vec4 x) { return ch.d * dot(nibble_values(ch.qs, 4 * j), x); }
 uint mv_pos(uint c, uint j) { return 4 * c + 16 * j; }
 
 #ifdef MV_IDOT
