@@ -2,6 +2,8 @@
 # time and embedded in tessera_core (graph/vulkan/shader_library.hpp).
 #
 #   shaders/*.comp          one shader each, named by its file stem
+#                           (*_coopmat.comp: only where the glslang found
+#                           compiles GL_NV_cooperative_matrix)
 #   shaders/quant/*.glsl    skeletons of per-weight-type shaders (matvec,
 #                           matmul, get_rows, ...): one variant per enabled
 #                           quant type that has a GLSL part,
@@ -31,6 +33,7 @@ file(GLOB _skeletons CONFIGURE_DEPENDS "${_shader_dir}/quant/*.glsl")
 include("${CMAKE_CURRENT_LIST_DIR}/coopmat_probe.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/int_dot_probe.cmake")
 if(NOT TESSERA_VULKAN_COOPMAT)
+  list(FILTER _plain_shaders EXCLUDE REGEX "_coopmat\\.comp$")
   list(FILTER _skeletons EXCLUDE REGEX "_coopmat\\.glsl$")
 endif()
 

@@ -42,6 +42,9 @@ Tensor* filled_f16_cache(Graph& g, const std::string& name, Shape ne) {
     return g.external(name, GgmlType::F16, ne, c.data());
 }
 
+// Q, K, V and P rounded to fp16 (shaders/attention_coopmat.comp).
+constexpr double kTensorCoreAttention = 1e-5;
+
 // What a model does with its KV cache [head_dim, 300, n_head_kv] holding 290
 // tokens: append n_q new ones (rows 290...) and attend over the 290 + n_q.
 Tensor* cached_attention(Graph& g, int64_t head_dim, int64_t n_head, int64_t n_head_kv, int64_t n_q) {
@@ -115,24 +118,25 @@ std::vector<OpCase> op_cases() {
              Tensor* k16 = copy(k, g.external("kc", GgmlType::F16, {32, 9, 2, 1}, kc.data()));
              Tensor* v16 = copy(in(g, "in_v", {32, 9, 2, 1}), g.external("vc", GgmlType::F16, {32, 9, 2, 1}, vc.data()));
              return attention(in(g, "in_q", {32, 4, 5, 1}), k16, v16, in(g, "in_pos", {5, 1, 1, 1}, GgmlType::I32), 0.2f);
-         }, 1e-7},
+         }, 1e-7, kTensorCoreAttention},
         {"attention_mha_f32", [](Graph& g) {
              return attention(in(g, "in_q", {8, 3, 6, 1}), in(g, "in_k", {8, 7, 3, 1}), in(g, "in_v", {8, 7, 3, 1}),
                               in(g, "in_pos", {6, 1, 1, 1}, GgmlType::I32), 0.35f);
          }, 1e-7},
         // Several tiles of keys, a last one partly seen, n_past > 0.
         {"attention_decode_f16_cache_d128", [](Graph& g) { return cached_attention(g, 128, 8, 2, 1); }, 1e-7},
-        {"attention_prompt_f16_cache_d64", [](Graph& g) { return cached_attention(g, 64, 6, 2, 7); }, 1e-7},
+        {"attention_prompt_f16_cache_d64", [](Graph& g) { return cached_attention(g, 64, 6, 2, 7); }, 1e-7,
+         kTensorCoreAttention},
         {"attention_prompt_f32_permuted_d128", [](Graph& g) {
              auto kv = [&](const char* name) { return permute(in(g, name, {128, 4, 300, 1}), {0, 2, 1, 3}); };
              return attention(in(g, "in_q", {128, 4, 7, 1}), kv("in_k"), kv("in_v"), positions_from(g, 293, 7), 0.09f);
-         }, 1e-7},
+         }, 1e-7, kTensorCoreAttention},
         // 40 rows per kv head: a workgroup of 32 (outputs in blocks of 8
         // rows) and one of 8 rows and 24 past the last; 56 keys at most.
         {"attention_prompt_mha_d128_40_tokens", [](Graph& g) {
              return attention(in(g, "in_q", {128, 2, 40, 1}), in(g, "in_k", {128, 60, 2, 1}),
                               in(g, "in_v", {128, 60, 2, 1}), positions_from(g, 15, 40), 0.08f);
-         }, 1e-7},
+         }, 1e-7, kTensorCoreAttention},
         {"attention_d256_group7", [](Graph& g) {  // a smaller tile of keys (shared memory), 7 heads per kv head
              return attention(in(g, "in_q", {256, 7, 3, 1}), in(g, "in_k", {256, 40, 1, 1}), in(g, "in_v", {256, 40, 1, 1}),
                               positions_from(g, 30, 3), 0.06f);
@@ -151,10 +155,25 @@ std::vector<OpCase> op_cases() {
              return attention(in(g, "in_q", {6, 2, 1, 1}), in(g, "in_k", {6, 5, 2, 1}), in(g, "in_v", {6, 5, 2, 1}),
                               positions_from(g, 3, 1), 0.4f);
          }, 1e-7},
+        // Prompts in several workgroups of rows per kv head, sharp enough
+        // (scale 1) that a row's max moves far between tiles of keys.
+        {"attention_prompt_gqa_d64_100_tokens", [](Graph& g) {
+             return attention(in(g, "in_q", {64, 8, 100, 1}), in(g, "in_k", {64, 130, 2, 1}),
+                              in(g, "in_v", {64, 130, 2, 1}), positions_from(g, 30, 100), 1.0f);
+         }, 1e-7, kTensorCoreAttention},
+        {"attention_prompt_f16_cache_unaligned_d32", [](Graph& g) {  // K and V not in 4-value pieces
+             static std::vector<uint16_t> kc(34 * 80 * 2), vc(34 * 80 * 2);
+             auto cache = [&](const char* input, const char* name, std::vector<uint16_t>& c) {
+                 Tensor* full = copy(in(g, input, {34, 80, 2, 1}), g.external(name, GgmlType::F16, {34, 80, 2, 1}, c.data()));
+                 return view(full, {32, 80, 2, 1}, full->nb, sizeof(uint16_t));
+             };
+             return attention(in(g, "in_q", {32, 4, 70, 1}), cache("in_k", "kc", kc), cache("in_v", "vc", vc),
+                              positions_from(g, 5, 70), 0.3f);
+         }, 1e-7, kTensorCoreAttention},
         {"attention_d80_first_sees_nothing", [](Graph& g) {  // position -1: no keys, output 0
              return attention(in(g, "in_q", {80, 4, 13, 1}), in(g, "in_k", {80, 70, 2, 1}), in(g, "in_v", {80, 70, 2, 1}),
                               positions_from(g, -1, 13), 0.1f);
-         }, 1e-7},
+         }, 1e-7, kTensorCoreAttention},
     };
     // get_rows and matmul for every weight type of the build.
     for (const QuantTypeEntry& t : enabled_quant_types()) {

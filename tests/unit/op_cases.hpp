@@ -3,7 +3,8 @@
 // broadcasting, strided views, caches, and get_rows/matmul for every weight
 // type of the build. Thresholds (NMSE) follow llama.cpp's backend tests:
 // 1e-7 for elementwise ops, norms and rope, 1e-6 for softmax and copies,
-// 5e-4 for quantized matmul.
+// 5e-4 for quantized matmul. A case whose kernel may round its operands to
+// fp16 on the tensor cores (a prompt's attention) states that bar too.
 #pragma once
 
 #include <functional>
@@ -20,6 +21,9 @@ struct OpCase {
     std::string name;
     std::function<Tensor*(Graph&)> build;  // inputs named in_*, weights borrowed from the case
     double max_nmse;
+    // The bar where the device has tensor cores whose kernels round the
+    // operands to fp16 (shaders/attention_coopmat.comp); 0: max_nmse.
+    double tensor_core_nmse = 0;
 };
 
 std::vector<OpCase> op_cases();

@@ -1,8 +1,12 @@
 // attention (shaders/attention.comp): workgroups of ROWS query rows of one
-// kv head, an online softmax over tiles of keys held in shared memory.
+// kv head, an online softmax over tiles of keys held in shared memory; for
+// a few tokens attention_decode.comp, for a prompt on a device with tensor
+// cores attention_coopmat.comp.
 #include <algorithm>
+#include <optional>
 
 #include "graph/vulkan/kernels/registry.hpp"
+#include "graph/vulkan/shader_library.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "ops/attention.hpp"
 
@@ -31,6 +35,29 @@ struct Push {
 };
 
 bool supports(const Tensor& out) { return out.ne[0] <= kMaxHeadDim; }
+
+// attention_coopmat.comp: subgroups of 32 invocations, 16 query rows each.
+constexpr uint32_t kCoopSubgroups = 4, kCoopMaxHeadDim = 128;
+
+// Shared memory of attention_coopmat.comp (its `shared` declarations), in bytes.
+uint32_t coop_shared_bytes(uint32_t head_dim, uint32_t tile) {
+    const uint32_t rows = 16 * kCoopSubgroups;
+    return 2 * tile * (head_dim + 8) * 2 + rows * (tile + 4) * 4 + rows * (tile + 8) * 2 + 32 * kCoopSubgroups * 4 +
+           3 * rows * 4;
+}
+
+// The keys per tile of attention_coopmat.comp for this head size, where the
+// build, the device (16 x 16 x 16 fp16 matrices, subgroups of 32) and its
+// shared memory allow it.
+std::optional<uint32_t> coop_tile(const VulkanDevice& device, uint32_t head_dim) {
+    const CoopmatShape& s = device.coopmat();
+    if (s.m != 16 || s.n != 16 || s.k != 16 || device.info().subgroup_size != 32 || head_dim % 16 != 0 ||
+        head_dim > kCoopMaxHeadDim || find_shader("attention_coopmat") == nullptr)
+        return std::nullopt;
+    for (uint32_t tile : {64u, 32u})  // the queries are staged in the tiles' memory: at least 8 keys per subgroup
+        if (coop_shared_bytes(head_dim, tile) <= device.limits().maxComputeSharedMemorySize) return tile;
+    return std::nullopt;
+}
 
 // Shared memory of the shader (its `shared` declarations), in bytes.
 uint32_t shared_bytes(uint32_t head_dim, uint32_t rows, uint32_t tile) {
@@ -80,6 +107,18 @@ void record(const Tensor& out, Recorder& rec) {
             *f /= 4;
         rec.dispatch("attention_decode", {kDecodeGroup, head_dim, kDecodeChunk, uint32_t(k.type == GgmlType::F16)},
                      {bq, bk, bv, bpos}, {bo}, pieces, uint64_t(k.ne[2]) * rows_per_kv_head);
+        return;
+    }
+    if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), head_dim)) {
+        const bool pieces = in_pieces(bk, k, piece) && in_pieces(bv, v, piece);
+        Push coop = push;
+        if (pieces)
+            for (uint32_t* f : {&coop.k_first, &coop.k_nb1, &coop.k_nb2, &coop.v_first, &coop.v_nb1, &coop.v_nb2})
+                *f /= 4;
+        const uint32_t rows = 16 * kCoopSubgroups;
+        rec.dispatch("attention_coopmat",
+                     {32 * kCoopSubgroups, head_dim, *tile, uint32_t(k.type == GgmlType::F16), uint32_t(pieces)},
+                     {bq, bk, bv, bpos}, {bo}, coop, uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows));
         return;
     }
     // Rows in blocks of 4 (those past the last compute nothing); the tile,

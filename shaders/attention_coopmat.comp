@@ -1,0 +1,232 @@
+// Causal attention of a prompt on the tensor cores (GL_NV_cooperative_matrix;
+// built only where glslang compiles it, run only on a device with 16 x 16 x
+// 16 fp16 matrices and subgroups of 32: graph/vulkan/kernels/attention.cpp).
+// The same rows and online softmax as attention.comp, with the two products
+// of each tile of keys as cooperative matrices:
+//
+// A workgroup takes 16 query rows per subgroup (rows numbered as in
+// attention.comp: token * group + head within the kv head's group). Its
+// queries are rounded to fp16 once and stay in each subgroup's registers as
+// HEAD_DIM / 16 matrices. Per tile of TILE keys:
+//   1. the tile's keys and values -> shared memory as fp16 (one barrier)
+//   2. each subgroup: S = Q K^T (fp32) -> its part of shared memory
+//   3. the two invocations of each row: its visible scores' max, P = exp(scale
+//      S - m) rounded to fp16 -> shared memory, the row's sum of P
+//   4. each subgroup: O += P V, O its HEAD_DIM / 16 fp32 accumulators
+// Steps 2-4 touch only the subgroup's own rows: subgroup barriers.
+//
+// m, the reference each row's P is taken against, moves only when a tile's
+// max exceeds it by more than kSlack: P stays below exp(kSlack), well within
+// fp16, and O's rows (opaque inside the accumulators) are rescaled through
+// shared memory only on such a tile, which after the first few is rare.
+//
+// Q, K, V and P are rounded to fp16 (products and sums in fp32), as the
+// tensor-core matmul rounds its operands: further from the exact result
+// than attention.comp, which the op tests state (tests/unit/op_cases.cpp).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_vote : require
+#include "common.glsl"
+
+layout(constant_id = 1) const uint HEAD_DIM = 128;  // a multiple of 16, at most 128
+layout(constant_id = 2) const uint TILE = 32;       // keys per tile: a multiple of 16, at most 64, >= 8 * subgroups
+layout(constant_id = 3) const bool KV_F16 = false;
+// K and V in 4-value pieces (16- or 8-byte aligned): their firsts and
+// strides count pieces, and each piece is one load.
+layout(constant_id = 4) const bool KV_PIECES = false;
+
+layout(binding = 0, scalar) readonly buffer Q { float q[]; };
+layout(binding = 1, scalar) readonly buffer K32 { float k32[]; };
+layout(binding = 1, scalar) readonly buffer K16 { float16_t k16[]; };
+layout(binding = 1, scalar) readonly buffer K32x4 { vec4 k32x4[]; };
+layout(binding = 1, scalar) readonly buffer K16x4 { uvec2 k16x4[]; };
+layout(binding = 2, scalar) readonly buffer V32 { float v32[]; };
+layout(binding = 2, scalar) readonly buffer V16 { float16_t v16[]; };
+layout(binding = 2, scalar) readonly buffer V32x4 { vec4 v32x4[]; };
+layout(binding = 2, scalar) readonly buffer V16x4 { uvec2 v16x4[]; };
+layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
+layout(binding = 4, scalar) writeonly buffer O { float o[]; };
+
+layout(push_constant) uniform Push {
+    uint n_q, n_head, n_head_kv, n_kv;
+    uint q_first, q_nb1, q_nb2;  // strides: per head, per token
+    uint k_first, k_nb1, k_nb2;  // per position, per kv head
+    uint v_first, v_nb1, v_nb2;
+    uint o_first, o_nb1, o_nb2;
+    uint pos_first;
+    float scale;
+} p;
+
+const uint NT = gl_WorkGroupSize.x;
+const uint SUBGROUPS = NT / 32, ROWS = 16 * SUBGROUPS;
+const uint D4 = HEAD_DIM / 4, D16 = HEAD_DIM / 16, T16 = TILE / 16;
+const float NO_MAX = -1.0e30;  // below any score; finite, so exp(NO_MAX - m) is 0
+const float kSlack = 8.0;
+
+// fp16 rows of 4-value pieces (uvec2), padded by 8 values: 16-byte aligned,
+// and successive rows start in different banks. The keys' tile, then the
+// values'; before the first tile, the workgroup's queries.
+const uint STRIDE = (HEAD_DIM + 8) / 4;
+shared uvec2 kv[2 * TILE * STRIDE];
+// Per subgroup: its 16 rows of scores (fp32, rows of TILE + 4), which also
+// stage its accumulators (16 x 16) when they are rescaled or stored; and its
+// 16 rows of P (fp16 pieces, rows of TILE + 8 values).
+const uint S_STRIDE = TILE + 4, P_STRIDE = (TILE + 8) / 4;
+shared float scores[SUBGROUPS * 16 * S_STRIDE];
+shared uvec2 probs[SUBGROUPS * 16 * P_STRIDE];
+shared float pair_part[NT];  // each invocation's half of a row's max, then of its sum
+shared uint row_keys[ROWS];  // keys the row sees: 0 for rows past the last
+shared float row_alpha[ROWS], row_sum[ROWS];
+
+#define HALF16 fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+
+uvec2 pack4(vec4 v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
+
+// Piece d4 (values 4 d4 ..) of key (or value) j of a kv head.
+uvec2 kv_piece(bool values, uint j, uint kv_head, uint d4) {
+    if (KV_PIECES) {
+        const uint at = values ? p.v_first + j * p.v_nb1 + kv_head * p.v_nb2 + d4
+                               : p.k_first + j * p.k_nb1 + kv_head * p.k_nb2 + d4;
+        if (KV_F16) return values ? v16x4[at] : k16x4[at];
+        return pack4(values ? v32x4[at] : k32x4[at]);
+    }
+    const uint at = values ? p.v_first + j * p.v_nb1 + kv_head * p.v_nb2 + 4 * d4
+                           : p.k_first + j * p.k_nb1 + kv_head * p.k_nb2 + 4 * d4;
+    vec4 x;
+    for (uint c = 0; c < 4; ++c)
+        x[c] = values ? (KV_F16 ? float(v16[at + c]) : v32[at + c]) : (KV_F16 ? float(k16[at + c]) : k32[at + c]);
+    return pack4(x);
+}
+
+// Keys from n_keys on may be unwritten cache entries: they load as 0 (a
+// probability of 0 times a NaN would not be 0).
+void load_tile(uint first_key, uint n_keys, uint kv_head) {
+    for (uint e = gl_LocalInvocationID.x; e < TILE * D4; e += NT) {
+        const uint t = e / D4, d4 = e % D4, j = first_key + t;
+        const bool seen = j < n_keys;
+        kv[t * STRIDE + d4] = seen ? kv_piece(false, j, kv_head, d4) : uvec2(0);
+        kv[(TILE + t) * STRIDE + d4] = seen ? kv_piece(true, j, kv_head, d4) : uvec2(0);
+    }
+}
+
+void subgroup_sync() {
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+}
+
+// The matrices are spelled out as variables: in arrays, cooperative
+// matrices made the tensor-core matmul twice as slow (docs/vulkan.md).
+// EACH_D(X) expands X(d) for every 16 dims of a head, EACH_T(X) X(t) for
+// every 16 keys of a tile; the guards fold away once specialized.
+#define EACH_D(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define EACH_T(X) X(0) X(1) X(2) X(3)
+
+void main() {
+    const uint tid = gl_LocalInvocationID.x, lane = gl_SubgroupInvocationID, sub = gl_SubgroupID;
+    const uint group = p.n_head / p.n_head_kv, n_rows = group * p.n_q;
+    const uint blocks = (n_rows + ROWS - 1) / ROWS;  // workgroups per kv head
+    const uint kv_head = flat_group() / blocks, row0 = (flat_group() % blocks) * ROWS;
+    if (kv_head >= p.n_head_kv) return;
+
+    // The queries as fp16 into kv, then into each subgroup's matrices.
+    for (uint e = tid; e < ROWS * D4; e += NT) {
+        const uint r = e / D4, row = row0 + r, d = e % D4 * 4, head = kv_head * group + row % group;
+        vec4 x = vec4(0.0);
+        if (row < n_rows) {
+            const uint at = p.q_first + head * p.q_nb1 + (row / group) * p.q_nb2 + d;
+            x = vec4(q[at], q[at + 1], q[at + 2], q[at + 3]);
+        }
+        kv[r * STRIDE + e % D4] = pack4(x);
+    }
+    if (tid < ROWS) {
+        const uint row = row0 + tid;
+        row_keys[tid] = row < n_rows ? uint(clamp(positions[p.pos_first + row / group] + 1, 0, int(p.n_kv))) : 0;
+    }
+    barrier();
+#define DECLARE_Q(d) HALF16 q##d; ACC o##d = ACC(0.0); \
+    if (d < D16) coopMatLoadNV(q##d, kv, 16 * sub * STRIDE + 4 * d, STRIDE, false);
+    EACH_D(DECLARE_Q)
+    uint n_keys = 0;
+    for (uint r = 0; r < ROWS; ++r) n_keys = max(n_keys, row_keys[r]);
+
+    // Invocation `lane` handles half `half_` of row `r` (of the subgroup's 16) in step 3.
+    const uint r = lane / 2, half_ = lane % 2, my_keys = row_keys[16 * sub + r];
+    const uint s_row = (16 * sub + r) * S_STRIDE, p_row = (16 * sub + r) * P_STRIDE;
+    const uint s_sub = 16 * sub * S_STRIDE, p_sub = 16 * sub * P_STRIDE;
+    float m = NO_MAX, l = 0.0;
+    for (uint j0 = 0; j0 < n_keys; j0 += TILE) {
+        barrier();  // the last tile's (or the queries') readers are done with kv
+        load_tile(j0, n_keys, kv_head);
+        barrier();
+
+        // 2. S = Q K^T: K's tile holds keys as rows, column-major for K^T.
+#define Q_TIMES_K(d) if (d < D16) { HALF16 kt; \
+        coopMatLoadNV(kt, kv, 16 * kb * STRIDE + 4 * d, STRIDE, true); s = coopMatMulAddNV(q##d, kt, s); }
+#define SCORES(t) if (t < T16) { const uint kb = t; ACC s = ACC(0.0); EACH_D(Q_TIMES_K) \
+        coopMatStoreNV(s, scores, s_sub + 16 * t, S_STRIDE, false); }
+        EACH_T(SCORES)
+        subgroup_sync();
+
+        // 3. The row's max over its visible keys of this tile, shared by its two invocations.
+        const uint k0 = half_ * (TILE / 2);
+        float top = NO_MAX;
+        for (uint i = 0; i < TILE / 2; ++i)
+            if (j0 + k0 + i < my_keys) top = max(top, p.scale * scores[s_row + k0 + i]);
+        pair_part[tid] = top;
+        subgroup_sync();
+        top = max(top, pair_part[tid ^ 1]);
+        float alpha = 1.0;  // O and l are still 0 while m is NO_MAX
+        if (top > m + kSlack) {
+            if (m != NO_MAX) alpha = exp(m - top);
+            m = top;
+        }
+        float sum = 0.0;
+        for (uint i = 0; i < TILE / 2; i += 4) {
+            vec4 pr;
+            for (uint c = 0; c < 4; ++c) {
+                const uint kk = k0 + i + c;
+                pr[c] = j0 + kk < my_keys ? exp(p.scale * scores[s_row + kk] - m) : 0.0;
+            }
+            const uvec2 packed = pack4(pr);
+            probs[p_row + (k0 + i) / 4] = packed;
+            sum += dot(vec4(unpackHalf2x16(packed.x), unpackHalf2x16(packed.y)), vec4(1.0));  // of P as rounded
+        }
+        subgroup_sync();  // the max's halves are read
+        pair_part[tid] = sum;
+        if (half_ == 0) row_alpha[16 * sub + r] = alpha;
+        subgroup_sync();
+        l = l * alpha + sum + pair_part[tid ^ 1];
+
+        // O's rows times their alpha where some row's m moved, through the
+        // subgroup's scores (read by now).
+        if (subgroupAny(alpha != 1.0)) {
+#define RESCALE(d) if (d < D16) { coopMatStoreNV(o##d, scores, s_sub, 16, false); subgroup_sync(); \
+            for (uint e = lane; e < 256; e += 32) scores[s_sub + e] *= row_alpha[16 * sub + e / 16]; \
+            subgroup_sync(); coopMatLoadNV(o##d, scores, s_sub, 16, false); subgroup_sync(); }
+            EACH_D(RESCALE)
+        }
+
+        // 4. O += P V: V's tile holds keys as rows, row-major as it stands.
+#define P_TIMES_V(d) if (d < D16) { HALF16 vt; \
+        coopMatLoadNV(vt, kv, (TILE + 16 * kb) * STRIDE + 4 * d, STRIDE, false); o##d = coopMatMulAddNV(pt, vt, o##d); }
+#define ACCUMULATE(t) if (t < T16) { const uint kb = t; HALF16 pt; \
+        coopMatLoadNV(pt, probs, p_sub + 4 * t, P_STRIDE, false); EACH_D(P_TIMES_V) }
+        EACH_T(ACCUMULATE)
+        subgroup_sync();  // P is read before the next tile's step 3 writes it
+    }
+
+    if (half_ == 0) row_sum[16 * sub + r] = l;
+    subgroup_sync();
+    // O / l, row by row of the subgroup's 16 (rows that see no key: 0).
+#define STORE(d) if (d < D16) { coopMatStoreNV(o##d, scores, s_sub, 16, false); subgroup_sync(); \
+    for (uint e = lane; e < 256; e += 32) { \
+        const uint rr = e / 16, row = row0 + 16 * sub + rr, head = kv_head * group + row % group; \
+        const float total = row_sum[16 * sub + rr]; \
+        if (row < n_rows) o[p.o_first + head * p.o_nb1 + (row / group) * p.o_nb2 + 16 * d + e % 16] = \
+            total > 0.0 ? scores[s_sub + e] / total : 0.0; } \
+    subgroup_sync(); }
+    EACH_D(STORE)
+}
