@@ -1,6 +1,7 @@
-// Causal attention of a prompt on the tensor cores (GL_NV_cooperative_matrix;
-// built only where glslang compiles it, run only on a device with 16 x 16 x
-// 16 fp16 matrices and subgroups of 32: graph/vulkan/kernels/attention.cpp).
+// Causal attention of a prompt over an F16 cache on the tensor cores
+// (GL_NV_cooperative_matrix; built only where glslang compiles it, run only
+// on a device with 16 x 16 x 16 fp16 matrices and subgroups of 32:
+// graph/vulkan/kernels/attention.cpp).
 // The same rows and online softmax as attention.comp, with the two products
 // of each tile of keys as cooperative matrices:
 //
@@ -20,9 +21,10 @@
 // fp16, and O's rows (opaque inside the accumulators) are rescaled through
 // shared memory only on such a tile, which after the first few is rare.
 //
-// Q, K, V and P are rounded to fp16 (products and sums in fp32), as the
-// tensor-core matmul rounds its operands: further from the exact result
-// than attention.comp, which the op tests state (tests/unit/op_cases.cpp).
+// K and V come as fp16; Q and P are rounded to fp16 (products and sums in
+// fp32), as llama.cpp's CPU attention over an F16 cache rounds them too:
+// further from the exact result than attention.comp, which the op tests
+// state (tests/unit/op_cases.cpp). An F32 cache keeps attention.comp.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_NV_cooperative_matrix : require
@@ -32,19 +34,14 @@
 
 layout(constant_id = 1) const uint HEAD_DIM = 128;  // a multiple of 16, at most 128
 layout(constant_id = 2) const uint TILE = 32;       // keys per tile: a multiple of 16, at most 64, >= 8 * subgroups
-layout(constant_id = 3) const bool KV_F16 = false;
-// K and V in 4-value pieces (16- or 8-byte aligned): their firsts and
-// strides count pieces, and each piece is one load.
-layout(constant_id = 4) const bool KV_PIECES = false;
+// K and V in 4-value pieces (8-byte aligned): their firsts and strides
+// count pieces, and each piece is one load.
+layout(constant_id = 3) const bool KV_PIECES = false;
 
 layout(binding = 0, scalar) readonly buffer Q { float q[]; };
-layout(binding = 1, scalar) readonly buffer K32 { float k32[]; };
 layout(binding = 1, scalar) readonly buffer K16 { float16_t k16[]; };
-layout(binding = 1, scalar) readonly buffer K32x4 { vec4 k32x4[]; };
 layout(binding = 1, scalar) readonly buffer K16x4 { uvec2 k16x4[]; };
-layout(binding = 2, scalar) readonly buffer V32 { float v32[]; };
 layout(binding = 2, scalar) readonly buffer V16 { float16_t v16[]; };
-layout(binding = 2, scalar) readonly buffer V32x4 { vec4 v32x4[]; };
 layout(binding = 2, scalar) readonly buffer V16x4 { uvec2 v16x4[]; };
 layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
 layout(binding = 4, scalar) writeonly buffer O { float o[]; };
@@ -90,15 +87,13 @@ uvec2 kv_piece(bool values, uint j, uint kv_head, uint d4) {
     if (KV_PIECES) {
         const uint at = values ? p.v_first + j * p.v_nb1 + kv_head * p.v_nb2 + d4
                                : p.k_first + j * p.k_nb1 + kv_head * p.k_nb2 + d4;
-        if (KV_F16) return values ? v16x4[at] : k16x4[at];
-        return pack4(values ? v32x4[at] : k32x4[at]);
+        return values ? v16x4[at] : k16x4[at];
     }
     const uint at = values ? p.v_first + j * p.v_nb1 + kv_head * p.v_nb2 + 4 * d4
                            : p.k_first + j * p.k_nb1 + kv_head * p.k_nb2 + 4 * d4;
-    vec4 x;
-    for (uint c = 0; c < 4; ++c)
-        x[c] = values ? (KV_F16 ? float(v16[at + c]) : v32[at + c]) : (KV_F16 ? float(k16[at + c]) : k32[at + c]);
-    return pack4(x);
+    f16vec4 x;
+    for (uint c = 0; c < 4; ++c) x[c] = values ? v16[at + c] : k16[at + c];
+    return uvec2(packFloat2x16(x.xy), packFloat2x16(x.zw));
 }
 
 // Keys from n_keys on may be unwritten cache entries: they load as 0 (a

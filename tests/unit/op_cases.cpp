@@ -42,7 +42,16 @@ Tensor* filled_f16_cache(Graph& g, const std::string& name, Shape ne) {
     return g.external(name, GgmlType::F16, ne, c.data());
 }
 
-// Q, K, V and P rounded to fp16 (shaders/attention_coopmat.comp).
+// Input `name` stored into an F16 buffer, as a model's F16 cache holds K and V.
+Tensor* f16_input(Graph& g, const char* name, Shape ne) {
+    static std::map<std::pair<std::string, Shape>, std::vector<uint16_t>> storage;
+    auto& s = storage[{name, ne}];
+    s.resize(size_t(ne[0] * ne[1] * ne[2] * ne[3]));
+    return copy(in(g, name, ne), g.external(std::string(name) + "_f16", GgmlType::F16, ne, s.data()));
+}
+
+// A prompt's attention over an F16 cache on tensor cores: Q and P rounded
+// to fp16 as well (shaders/attention_coopmat.comp).
 constexpr double kTensorCoreAttention = 1e-5;
 
 // What a model does with its KV cache [head_dim, 300, n_head_kv] holding 290
@@ -113,11 +122,8 @@ std::vector<OpCase> op_cases() {
              return set_rows(c, src, in(g, "in_rows", {4, 1, 1, 1}, GgmlType::I32));
          }, 1e-6},
         {"attention_gqa_f16", [](Graph& g) {
-             Tensor* k = in(g, "in_k", {32, 9, 2, 1});
-             static std::vector<uint16_t> kc(32 * 9 * 2), vc(32 * 9 * 2);
-             Tensor* k16 = copy(k, g.external("kc", GgmlType::F16, {32, 9, 2, 1}, kc.data()));
-             Tensor* v16 = copy(in(g, "in_v", {32, 9, 2, 1}), g.external("vc", GgmlType::F16, {32, 9, 2, 1}, vc.data()));
-             return attention(in(g, "in_q", {32, 4, 5, 1}), k16, v16, in(g, "in_pos", {5, 1, 1, 1}, GgmlType::I32), 0.2f);
+             return attention(in(g, "in_q", {32, 4, 5, 1}), f16_input(g, "in_k", {32, 9, 2, 1}),
+                              f16_input(g, "in_v", {32, 9, 2, 1}), in(g, "in_pos", {5, 1, 1, 1}, GgmlType::I32), 0.2f);
          }, 1e-7, kTensorCoreAttention},
         {"attention_mha_f32", [](Graph& g) {
              return attention(in(g, "in_q", {8, 3, 6, 1}), in(g, "in_k", {8, 7, 3, 1}), in(g, "in_v", {8, 7, 3, 1}),
@@ -130,12 +136,16 @@ std::vector<OpCase> op_cases() {
         {"attention_prompt_f32_permuted_d128", [](Graph& g) {
              auto kv = [&](const char* name) { return permute(in(g, name, {128, 4, 300, 1}), {0, 2, 1, 3}); };
              return attention(in(g, "in_q", {128, 4, 7, 1}), kv("in_k"), kv("in_v"), positions_from(g, 293, 7), 0.09f);
-         }, 1e-7, kTensorCoreAttention},
+         }, 1e-7},
         // 40 rows per kv head: a workgroup of 32 (outputs in blocks of 8
         // rows) and one of 8 rows and 24 past the last; 56 keys at most.
         {"attention_prompt_mha_d128_40_tokens", [](Graph& g) {
              return attention(in(g, "in_q", {128, 2, 40, 1}), in(g, "in_k", {128, 60, 2, 1}),
                               in(g, "in_v", {128, 60, 2, 1}), positions_from(g, 15, 40), 0.08f);
+         }, 1e-7},
+        {"attention_prompt_mha_d128_40_tokens_f16", [](Graph& g) {
+             return attention(in(g, "in_q", {128, 2, 40, 1}), f16_input(g, "in_k", {128, 60, 2, 1}),
+                              f16_input(g, "in_v", {128, 60, 2, 1}), positions_from(g, 15, 40), 0.08f);
          }, 1e-7, kTensorCoreAttention},
         {"attention_d256_group7", [](Graph& g) {  // a smaller tile of keys (shared memory), 7 heads per kv head
              return attention(in(g, "in_q", {256, 7, 3, 1}), in(g, "in_k", {256, 40, 1, 1}), in(g, "in_v", {256, 40, 1, 1}),
@@ -158,21 +168,20 @@ std::vector<OpCase> op_cases() {
         // Prompts in several workgroups of rows per kv head, sharp enough
         // (scale 1) that a row's max moves far between tiles of keys.
         {"attention_prompt_gqa_d64_100_tokens", [](Graph& g) {
-             return attention(in(g, "in_q", {64, 8, 100, 1}), in(g, "in_k", {64, 130, 2, 1}),
-                              in(g, "in_v", {64, 130, 2, 1}), positions_from(g, 30, 100), 1.0f);
+             return attention(in(g, "in_q", {64, 8, 100, 1}), f16_input(g, "in_k", {64, 130, 2, 1}),
+                              f16_input(g, "in_v", {64, 130, 2, 1}), positions_from(g, 30, 100), 1.0f);
          }, 1e-7, kTensorCoreAttention},
         {"attention_prompt_f16_cache_unaligned_d32", [](Graph& g) {  // K and V not in 4-value pieces
-             static std::vector<uint16_t> kc(34 * 80 * 2), vc(34 * 80 * 2);
-             auto cache = [&](const char* input, const char* name, std::vector<uint16_t>& c) {
-                 Tensor* full = copy(in(g, input, {34, 80, 2, 1}), g.external(name, GgmlType::F16, {34, 80, 2, 1}, c.data()));
+             auto cache = [&](const char* input) {
+                 Tensor* full = f16_input(g, input, {34, 80, 2, 1});
                  return view(full, {32, 80, 2, 1}, full->nb, sizeof(uint16_t));
              };
-             return attention(in(g, "in_q", {32, 4, 70, 1}), cache("in_k", "kc", kc), cache("in_v", "vc", vc),
-                              positions_from(g, 5, 70), 0.3f);
+             return attention(in(g, "in_q", {32, 4, 70, 1}), cache("in_k"), cache("in_v"), positions_from(g, 5, 70),
+                              0.3f);
          }, 1e-7, kTensorCoreAttention},
         {"attention_d80_first_sees_nothing", [](Graph& g) {  // position -1: no keys, output 0
-             return attention(in(g, "in_q", {80, 4, 13, 1}), in(g, "in_k", {80, 70, 2, 1}), in(g, "in_v", {80, 70, 2, 1}),
-                              positions_from(g, -1, 13), 0.1f);
+             return attention(in(g, "in_q", {80, 4, 13, 1}), f16_input(g, "in_k", {80, 70, 2, 1}),
+                              f16_input(g, "in_v", {80, 70, 2, 1}), positions_from(g, -1, 13), 0.1f);
          }, 1e-7, kTensorCoreAttention},
     };
     // get_rows and matmul for every weight type of the build.

@@ -48,11 +48,14 @@ uint32_t coop_shared_bytes(uint32_t head_dim, uint32_t tile) {
 
 // The keys per tile of attention_coopmat.comp for this head size, where the
 // build, the device (16 x 16 x 16 fp16 matrices, subgroups of 32) and its
-// shared memory allow it.
-std::optional<uint32_t> coop_tile(const VulkanDevice& device, uint32_t head_dim) {
+// shared memory allow it. Only over an F16 cache: with K and V already fp16
+// it rounds Q and P as llama.cpp does there; an F32 cache keeps fp32 math.
+std::optional<uint32_t> coop_tile(const VulkanDevice& device, const Tensor& k, const Tensor& v) {
     const CoopmatShape& s = device.coopmat();
-    if (s.m != 16 || s.n != 16 || s.k != 16 || device.info().subgroup_size != 32 || head_dim % 16 != 0 ||
-        head_dim > kCoopMaxHeadDim || find_shader("attention_coopmat") == nullptr)
+    const auto head_dim = uint32_t(k.ne[0]);
+    if (s.m != 16 || s.n != 16 || s.k != 16 || device.info().subgroup_size != 32 || k.type != GgmlType::F16 ||
+        v.type != GgmlType::F16 || head_dim % 16 != 0 || head_dim > kCoopMaxHeadDim ||
+        find_shader("attention_coopmat") == nullptr)
         return std::nullopt;
     for (uint32_t tile : {64u, 32u})  // the queries are staged in the tiles' memory: at least 8 keys per subgroup
         if (coop_shared_bytes(head_dim, tile) <= device.limits().maxComputeSharedMemorySize) return tile;
@@ -109,7 +112,7 @@ void record(const Tensor& out, Recorder& rec) {
                      {bq, bk, bv, bpos}, {bo}, pieces, uint64_t(k.ne[2]) * rows_per_kv_head);
         return;
     }
-    if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), head_dim)) {
+    if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), k, v)) {
         const bool pieces = in_pieces(bk, k, piece) && in_pieces(bv, v, piece);
         Push coop = push;
         if (pieces)
@@ -117,7 +120,7 @@ void record(const Tensor& out, Recorder& rec) {
                 *f /= 4;
         const uint32_t rows = 16 * kCoopSubgroups;
         rec.dispatch("attention_coopmat",
-                     {32 * kCoopSubgroups, head_dim, *tile, uint32_t(k.type == GgmlType::F16), uint32_t(pieces)},
+                     {32 * kCoopSubgroups, head_dim, *tile, uint32_t(pieces)},
                      {bq, bk, bv, bpos}, {bo}, coop, uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows));
         return;
     }
