@@ -67,10 +67,15 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
 
         // Attention: q, k, v of the new tokens; k and v appended to the cache;
         // every new token attends to all cached positions up to its own.
+        // Projections are named by their weight's role (blk.N.attn_q, ...), so
+        // that a trace or --dump can name every node that computes.
+        auto named_projection = [&](std::string_view role, Tensor* x) {
+            return g.name(project(role, l, x), p + std::string(role));
+        };
         Tensor* h = g.name(norm(x, w("attn_norm")), p + "attn_norm");
-        Tensor* q = reshape(project("attn_q", l, h), {hd, hp.n_head, n_tokens, 1});
-        Tensor* k = reshape(project("attn_k", l, h), {hd, hp.n_head_kv, n_tokens, 1});
-        Tensor* v = g.name(reshape(project("attn_v", l, h), {hd, hp.n_head_kv, n_tokens, 1}), p + "v");
+        Tensor* q = reshape(named_projection("attn_q", h), {hd, hp.n_head, n_tokens, 1});
+        Tensor* k = reshape(named_projection("attn_k", h), {hd, hp.n_head_kv, n_tokens, 1});
+        Tensor* v = g.name(reshape(named_projection("attn_v", h), {hd, hp.n_head_kv, n_tokens, 1}), p + "v");
         q = g.name(rope(q, pos, rope_params), p + "q");
         k = g.name(rope(k, pos, rope_params), p + "k");
         Tensor* k_cache = g.external(p + "k_cache", cache.type(), cache.shape(), cache.k(l));
@@ -84,7 +89,7 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
 
         // Feed-forward: SwiGLU.
         h = g.name(norm(x, w("ffn_norm")), p + "ffn_norm");
-        Tensor* ff = swiglu(project("ffn_gate", l, h), project("ffn_up", l, h));
+        Tensor* ff = g.name(swiglu(named_projection("ffn_gate", h), named_projection("ffn_up", h)), p + "ffn_swiglu");
         x = g.name(project("ffn_down", l, ff, x), p + "ffn_residual");
     }
     if (!all_logits && n_tokens > 1) x = slice_rows(x, n_tokens - 1, 1);
