@@ -9,7 +9,8 @@
 // attention.comp: token * group + head within the kv head's group). Its
 // queries are rounded to fp16 once and stay in each subgroup's registers as
 // HEAD_DIM / 16 matrices. Per tile of TILE keys:
-//   1. the tile's keys and values -> shared memory as fp16 (one barrier)
+//   1. the tile's keys and values -> shared memory as fp16 (a workgroup
+//      barrier before, for the last tile's readers, and one after)
 //   2. each subgroup: S = Q K^T (fp32) -> its part of shared memory
 //   3. the two invocations of each row: its visible scores' max, P = exp(scale
 //      S - m) rounded to fp16 -> shared memory, the row's sum of P
