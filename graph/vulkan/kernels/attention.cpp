@@ -32,18 +32,27 @@ struct Push {
     uint32_t o_first, o_nb1, o_nb2;
     uint32_t pos_first;
     float scale;
+
+    // The same with K's and V's firsts and strides (and the output's, with
+    // `out`) counted in 4-value pieces, for shaders that load whole pieces.
+    Push in_pieces(bool out) const {
+        Push p = *this;
+        for (uint32_t* f : {&p.k_first, &p.k_nb1, &p.k_nb2, &p.v_first, &p.v_nb1, &p.v_nb2}) *f /= 4;
+        if (out)
+            for (uint32_t* f : {&p.o_first, &p.o_nb1, &p.o_nb2}) *f /= 4;
+        return p;
+    }
 };
 
 bool supports(const Tensor& out) { return out.ne[0] <= kMaxHeadDim; }
 
 // attention_coopmat.comp: subgroups of 32 invocations, 16 query rows each.
-constexpr uint32_t kCoopSubgroups = 4, kCoopMaxHeadDim = 128;
+constexpr uint32_t kCoopSubgroups = 4, kCoopRows = 16 * kCoopSubgroups, kCoopMaxHeadDim = 128;
 
 // Shared memory of attention_coopmat.comp (its `shared` declarations), in bytes.
 uint32_t coop_shared_bytes(uint32_t head_dim, uint32_t tile) {
-    const uint32_t rows = 16 * kCoopSubgroups;
-    return 2 * tile * (head_dim + 8) * 2 + rows * (tile + 4) * 4 + rows * (tile + 8) * 2 + 32 * kCoopSubgroups * 4 +
-           3 * rows * 4;
+    return 2 * tile * (head_dim + 8) * 2 + kCoopRows * (tile + 4) * 4 + kCoopRows * (tile + 8) * 2 +
+           32 * kCoopSubgroups * 4 + 3 * kCoopRows * 4;
 }
 
 // The keys per tile of attention_coopmat.comp for this head size, where the
@@ -102,26 +111,16 @@ void record(const Tensor& out, Recorder& rec) {
     auto in_pieces = [&](const BoundTensor& b, const Tensor& t, uint32_t bytes) {
         return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0;
     };
-    if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && in_pieces(bk, k, piece) &&
-        in_pieces(bv, v, piece) && in_pieces(bo, out, 16)) {
-        Push pieces = push;
-        for (uint32_t* f : {&pieces.k_first, &pieces.k_nb1, &pieces.k_nb2, &pieces.v_first, &pieces.v_nb1,
-                            &pieces.v_nb2, &pieces.o_first, &pieces.o_nb1, &pieces.o_nb2})
-            *f /= 4;
+    const bool kv_pieces = in_pieces(bk, k, piece) && in_pieces(bv, v, piece);
+    if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces && in_pieces(bo, out, 16)) {
         rec.dispatch("attention_decode", {kDecodeGroup, head_dim, kDecodeChunk, uint32_t(k.type == GgmlType::F16)},
-                     {bq, bk, bv, bpos}, {bo}, pieces, uint64_t(k.ne[2]) * rows_per_kv_head);
+                     {bq, bk, bv, bpos}, {bo}, push.in_pieces(true), uint64_t(k.ne[2]) * rows_per_kv_head);
         return;
     }
     if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), k, v)) {
-        const bool pieces = in_pieces(bk, k, piece) && in_pieces(bv, v, piece);
-        Push coop = push;
-        if (pieces)
-            for (uint32_t* f : {&coop.k_first, &coop.k_nb1, &coop.k_nb2, &coop.v_first, &coop.v_nb1, &coop.v_nb2})
-                *f /= 4;
-        const uint32_t rows = 16 * kCoopSubgroups;
-        rec.dispatch("attention_coopmat",
-                     {32 * kCoopSubgroups, head_dim, *tile, uint32_t(pieces)},
-                     {bq, bk, bv, bpos}, {bo}, coop, uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows));
+        rec.dispatch("attention_coopmat", {32 * kCoopSubgroups, head_dim, *tile, uint32_t(kv_pieces)},
+                     {bq, bk, bv, bpos}, {bo}, kv_pieces ? push.in_pieces(false) : push,
+                     uint64_t(k.ne[2]) * ((rows_per_kv_head + kCoopRows - 1) / kCoopRows));
         return;
     }
     // Rows in blocks of 4 (those past the last compute nothing); the tile,
