@@ -6,9 +6,10 @@
 // one command buffer, submitted and waited on once per run. Counters:
 // us/level (wall time over N: levels:1 is about the cost of a submit and a
 // wait) and dispatches and barriers per run.
-//   BM_VulkanMatvecChain/<type>/<shape>/levels:<N>
-// does the same with N matrix x vector products of distinct weights
-// (together larger than the GPU's L2), each reading the product before it:
+//   BM_VulkanMatvecChain/<type>/<shape>/levels:<N>/distinct:<D>
+// does the same with N matrix x vector products, each reading the product
+// before it, of D distinct weights in turn: D = N (together larger than the
+// GPU's L2) reads each from DRAM, D = 2 from L2 after the first run:
 // shape tinyllama_attn_q (2048 x 2048), whose us/level less BM_VulkanChain's
 // is the latency of one such matvec in token generation, or llama7b_ffn
 // (ffn_up and ffn_down in turn), whose weight_bytes/s is the matvec's
@@ -84,7 +85,7 @@ struct ChainShape {
 };
 
 void BM_VulkanMatvecChain(benchmark::State& state, GgmlType type, ChainShape shape) {
-    const int64_t levels = state.range(0);
+    const int64_t levels = state.range(0), distinct = state.range(1);
     const std::shared_ptr<VulkanBackend> vulkan = open_backend(state);
     if (!vulkan) return;
     const QuantTypeEntry* entry = find_quant_type(type);
@@ -96,16 +97,18 @@ void BM_VulkanMatvecChain(benchmark::State& state, GgmlType type, ChainShape sha
     auto from = [&](int64_t l) { return l % 2 == 0 ? shape.dim : shape.other; };
     auto to = [&](int64_t l) { return from(l + 1); };
     const size_t bytes = row_bytes(ggml_type_traits(type), uint64_t(shape.dim)) * size_t(shape.other);  // either way
-    std::vector<uint8_t> weights(bytes * size_t(levels)), pair(2 * bytes);
+    std::vector<uint8_t> weights(bytes * size_t(distinct)), pair(2 * bytes);
     entry->quantize(random_floats(size_t(shape.dim * shape.other), 5).data(), pair.data(), shape.dim * shape.other);
     entry->quantize(random_floats(size_t(shape.dim * shape.other), 7).data(), pair.data() + bytes,
                     shape.dim * shape.other);
-    for (int64_t l = 0; l < levels; ++l) std::memcpy(weights.data() + bytes * l, pair.data() + bytes * (l % 2), bytes);
+    for (int64_t d = 0; d < distinct; ++d) std::memcpy(weights.data() + bytes * d, pair.data() + bytes * (d % 2), bytes);
     Graph g;
     Tensor* x = g.input("x", GgmlType::F32, {shape.dim, 1, 1, 1});
+    std::vector<Tensor*> w;  // level l reads w[l % distinct]
+    for (int64_t d = 0; d < distinct; ++d)
+        w.push_back(g.weight("w" + std::to_string(d), type, {from(d), to(d), 1, 1}, weights.data() + bytes * d));
     Tensor* y = x;
-    for (int64_t l = 0; l < levels; ++l)
-        y = matmul(g.weight("w" + std::to_string(l), type, {from(l), to(l), 1, 1}, weights.data() + bytes * l), y);
+    for (int64_t l = 0; l < levels; ++l) y = matmul(w[size_t(l % distinct)], y);
     Executor exec(g, {y}, {.backends = {vulkan}});
     const auto v = random_floats(size_t(shape.dim), 6);
     std::memcpy(x->data, v.data(), v.size() * 4);
@@ -119,8 +122,9 @@ void register_matvec_chains() {
         for (const char* name : {"F16", "Q8_0", "Q4_0", "Q4_K", "Q6_K"})
             benchmark::RegisterBenchmark((std::string("BM_VulkanMatvecChain/") + name + "/" + shape.name).c_str(),
                                          BM_VulkanMatvecChain, ggml_type_by_name(name)->id, shape)
-                ->ArgName("levels")
-                ->Arg(shape.dim == shape.other ? 48 : 16)
+                ->ArgNames({"levels", "distinct"})
+                ->Args({shape.dim == shape.other ? 48 : 16, shape.dim == shape.other ? 48 : 16})
+                ->Args({shape.dim == shape.other ? 48 : 16, 2})
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();
 }
