@@ -4,6 +4,7 @@
 // shared by every VulkanBackend that uses it (open_vulkan_device).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,14 @@ public:
     bool timestamps() const { return timestamp_bits_ > 0; }
     double timestamp_period_ns() const { return limits_.timestampPeriod; }
     const CoopmatShape& coopmat() const { return info_.coopmat; }
+    // Invocations for a workgroup whose invocations stride over its work:
+    // `on_gpu` on a GPU. A CPU implementation (lavapipe) runs a workgroup's
+    // invocations in batches of its subgroup size, each batch through the
+    // whole shader, so idle invocations cost as much as busy ones: there,
+    // two subgroups (two, so that reductions across subgroups stay in play).
+    uint32_t strided_group_size(uint32_t on_gpu) const {
+        return info_.on_host_cpu ? std::min(on_gpu, 2 * info_.subgroup_size) : on_gpu;
+    }
 
     MemoryPool& memory() { return *memory_pool_; }
     PipelineCache& pipelines() { return *pipelines_; }

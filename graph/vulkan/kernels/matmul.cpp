@@ -2,6 +2,7 @@
 // for a few tokens, for more of shaders/quant/matmul_coopmat.glsl or, for
 // matrices of many rows, matmul_tall_coopmat.glsl (tensor cores) where the
 // device and the build have them, else of shaders/quant/matmul.glsl (tiled).
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -28,11 +29,23 @@ namespace {
 // per thread (unrolled) gained nothing, and lost up to 50% on the K-quants.
 // 2 rows were up to 15% faster on TinyLlama's 2048-row matrices but 10-30%
 // slower on its and Llama's logits.
+// On a CPU device the workgroup is two subgroups instead
+// (VulkanDevice::strided_group_size): lavapipe generated tiny-gqa tokens
+// 3x as fast with 16 threads as with 128.
 constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
 // The tiled kernel's BM x BN tile, BK values per step (a multiple of 16:
 // types with dequant16 take 16 values of a row at once) and TM x TN per thread.
-constexpr uint32_t kBM = 64, kBN = 64, kBK = 16, kTM = 4, kTN = 4;
-constexpr uint32_t kTileGroup = (kBM / kTM) * (kBN / kTN);
+struct Tile {
+    uint32_t bm, bn, bk, tm, tn;
+    uint32_t group() const { return (bm / tm) * (bn / tn); }
+};
+constexpr Tile kTile{64, 64, 16, 4, 4};
+// A CPU device (lavapipe) pays for each invocation at each barrier
+// (VulkanDevice::strided_group_size): 8 x 8 per thread and 32 values per
+// step, a quarter of the invocations and half the steps, took the matmuls
+// of a 236-token prompt of the 4-layer tiny-gqa model there from 1.7 s to
+// 0.8-1.0 s (16 values per step 1.1 s; 32 x 32 tiles of 4 x 4 1.8 s).
+constexpr Tile kTileOnCpu{64, 64, 32, 8, 8};
 
 struct MatmulPush {  // shaders/matmul_args.glsl
     uint32_t k, n, m, ne2, col_groups;
@@ -72,7 +85,7 @@ struct CoopTile {
 // 6.73k, Q4_K_M 4.85k -> 5.54k) but TinyLlama up to 7% less (F16 23.6k ->
 // 22.1k): its 2048-row matrices make 128 such tiles for 132 multiprocessors.
 constexpr CoopTile kCoopSquare{"matmul_coopmat", 64, 64, 64, 2}, kCoopTall{"matmul_tall_coopmat", 64, 128, 32, 4};
-static_assert(kBK % 16 == 0 && kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0, "whole runs of dequant16");
+static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0, "whole runs of dequant16");
 constexpr int64_t kTallFromRows = 4096;
 
 // The tensor-core variant for weights of `type` with `rows` rows where the
@@ -169,8 +182,10 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.y_nb_head = uint32_t(out.nb[2] / elem);
         push.dst_ne1 = uint32_t(out.ne[1]);
     }
+    // At least a thread per row and token: each stores one.
+    const uint32_t group = std::max(rec.device().strided_group_size(kMatvecGroup), kMatvecRows * cols);
     rec.dispatch(matvec_shader(rec.device(), w.type, mm.param<ActivationPrecision>()),
-                 {kMatvecGroup, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
+                 {group, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
                   uint32_t(f.store != nullptr), uint32_t(f16)},
                  {bw, bx, ba, bx2, bpos, bids}, {by}, push, groups_of(push.n, kMatvecRows),
                  push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
@@ -200,9 +215,10 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, x16.binding}, {by}, push, groups_of(push.n, t.bm),
                      push.col_groups * batches);
     } else {
-        const MatmulPush push = matmul_push(kBN);
-        rec.dispatch(weight_shader("matmul", w.type), {kTileGroup, kBM, kBN, kBK, kTM, kTN}, {bw, bx}, {by}, push,
-                     groups_of(push.n, kBM), push.col_groups * batches);
+        const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
+        const MatmulPush push = matmul_push(t.bn);
+        rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn}, {bw, bx}, {by}, push,
+                     groups_of(push.n, t.bm), push.col_groups * batches);
     }
     if (y.src.size() > 2) record_add_in_place(y, *y.src[2], rec);
 }

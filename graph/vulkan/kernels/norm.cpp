@@ -14,7 +14,8 @@ namespace {
 // As many invocations as a workgroup may have, up to 1024: a row is one
 // workgroup's, and each invocation's loads wait in turn.
 uint32_t group_size(const VulkanDevice& device) {
-    return std::min({1024u, device.limits().maxComputeWorkGroupInvocations, device.limits().maxComputeWorkGroupSize[0]});
+    return device.strided_group_size(
+        std::min({1024u, device.limits().maxComputeWorkGroupInvocations, device.limits().maxComputeWorkGroupSize[0]}));
 }
 
 struct Push {
