@@ -1,5 +1,5 @@
-// The dispatching entry points of the CPU matmul and its scalar fallback.
-// Compiled without arch flags, like entry_points.cpp.
+// The dispatching entry points of the CPU matmul (its scalar fallback:
+// matmul_scalar.cpp). Compiled without arch flags, like entry_points.cpp.
 #include "kernels/cpu/matmul.hpp"
 
 #include <algorithm>
@@ -52,10 +52,6 @@ bool matmul_supports(GgmlType weight_type) {
 
 size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations, int n_threads) {
     return checked_work_bytes(weight_type, k, m, activations, n_threads);
-}
-
-void MatmulKernel::operator()(simd::Scalar, const MatmulArgs& a, void* work, const ThreadTeam& team) const {
-    matmul_detail::run_for_type<simd::Scalar>(a, work, team);
 }
 
 void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team) {
