@@ -108,11 +108,12 @@ void record(const Tensor& out, Recorder& rec) {
     // share each tile of keys they load.
     const bool few_tokens = q.ne[2] <= 4;
     const uint32_t piece = 4 * kv_bytes;
-    auto in_pieces = [&](const BoundTensor& b, const Tensor& t, uint32_t bytes) {
+    // Whether t's start and strides are whole pieces of `bytes` (Push::in_pieces can count them).
+    auto whole_pieces = [&](const BoundTensor& b, const Tensor& t, uint32_t bytes) {
         return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0;
     };
-    const bool kv_pieces = in_pieces(bk, k, piece) && in_pieces(bv, v, piece);
-    if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces && in_pieces(bo, out, 16)) {
+    const bool kv_pieces = whole_pieces(bk, k, piece) && whole_pieces(bv, v, piece);
+    if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces && whole_pieces(bo, out, 16)) {
         rec.dispatch("attention_decode", {kDecodeGroup, head_dim, kDecodeChunk, uint32_t(k.type == GgmlType::F16)},
                      {bq, bk, bv, bpos}, {bo}, push.in_pieces(true), uint64_t(k.ne[2]) * rows_per_kv_head);
         return;
