@@ -19,6 +19,11 @@
 #                           types whose GLSL part has an `#ifdef MV_IDOT`
 #                           section, where the glslang found compiles
 #                           int_dot.glsl (int_dot_probe.cmake)
+#   matvec_staged_<type>    matvec.glsl with MV_IDOT and MV_STAGED defined
+#                           (x staged in shared memory, whole blocks per
+#                           invocation: shaders/matvec_staged.glsl), for the
+#                           types among those whose part also has an
+#                           `#ifdef MV_STAGED` section
 #
 # Each variant is a generated two-line wrapper that includes the type's part
 # and then the skeleton; no shader source is copied per type.
@@ -94,6 +99,11 @@ foreach(_type IN LISTS TESSERA_ENABLED_QUANT_TYPES)
   if(TESSERA_VULKAN_INT_DOT AND _idot)
     _tessera_variant("matvec_idot_${_stem}" "#define MV_IDOT 1\n" ${_stem} matvec)
     list(APPEND TESSERA_SHADER_NAMES "matvec_idot_${_stem}")
+    file(STRINGS "${_types_dir}/${_stem}.glsl" _staged REGEX "^#ifdef MV_STAGED")
+    if(_staged)
+      _tessera_variant("matvec_staged_${_stem}" "#define MV_IDOT 1\n#define MV_STAGED 1\n" ${_stem} matvec)
+      list(APPEND TESSERA_SHADER_NAMES "matvec_staged_${_stem}")
+    endif()
   endif()
 endforeach()
 message(STATUS "tessera Vulkan weight types: ${TESSERA_VULKAN_QUANT_TYPES}")

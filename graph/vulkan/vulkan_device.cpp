@@ -143,6 +143,8 @@ VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
     info.subgroup_size = subgroup.subgroupSize;
     info.subgroup_arithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                                (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    info.subgroup_shuffle = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
+                            (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     VkPhysicalDeviceMemoryProperties mem;
     vk::vkGetPhysicalDeviceMemoryProperties(pd, &mem);
     for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)

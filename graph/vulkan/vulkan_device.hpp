@@ -36,6 +36,7 @@ struct VulkanDeviceInfo {
     uint64_t device_local_bytes = 0;
     uint32_t subgroup_size = 0;
     bool subgroup_arithmetic = false;
+    bool subgroup_shuffle = false;  // subgroup shuffles in compute shaders
     CoopmatShape coopmat;  // the largest such shape listed (and enabled when opened)
     // Packed 8-bit integer dot products in shaders (shaderIntegerDotProduct,
     // enabled when opened): the matvecs with 8-bit activations use them.

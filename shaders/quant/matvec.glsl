@@ -43,6 +43,10 @@
 // chunk's largest magnitude / 127) after any prologue: 8-bit activations
 // (ActivationPrecision::Q8), chosen only for matmuls that ask for them.
 //
+// A type may also define, in an `#ifdef MV_STAGED` section, the whole-block
+// units of shaders/matvec_staged.glsl, which then replaces this file's
+// main() in matvec_staged_<type>.
+//
 // Fused (graph/vulkan/kernels/matvec_fusion.hpp): x may be computed from
 // the loads themselves (PROLOGUE: x's RMS norm, the sum of squares reduced
 // with the dot products and applied to them; or silu(x) * x2), and the
@@ -71,23 +75,7 @@ layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTE
 layout(binding = 6, scalar) writeonly buffer Y { float y[]; };
 layout(binding = 6, scalar) writeonly buffer Y16 { float16_t y16[]; };
 
-#ifndef MV_QK
-#define MV_QK 4
-#define MV_CHUNKS 1
-#define MV_PIECES 1
-struct MvChunk {
-    vec4 v;
-};
-MvChunk mv_load(uint row, uint blk, uint c) { return MvChunk(dequant4(row, 4 * blk)); }
-float mv_dot(MvChunk ch, uint j, vec4 x) { return dot(ch.v, x); }
-uint mv_pos(uint c, uint j) { return 0; }
-#endif
-
 const bool NORMED = PROLOGUE == NORM || PROLOGUE == NORM_GAIN;
-// One slot per subgroup for each sum (and each token's sum of squares when
-// NORMED): sized for the worst case, subgroups of one.
-shared float partial[(ROWS + 1) * COLS * gl_WorkGroupSize.x];
-shared float totals[ROWS * COLS];  // ROPE: each row's result, for its pair
 
 uint xcol[COLS];
 bool x_aligned, x2_aligned;
@@ -100,6 +88,16 @@ vec4 load_x4(uint c, uint i) {  // x[i..i+3] of token c
 vec4 load_x24(uint c, uint i) {  // x2[i..i+3] of token c (the gain: of every token)
     const uint at = p.x2_first + c * p.x2_nb1 + i;
     return x2_aligned ? x24[at / 4] : vec4(x2[at], x2[at + 1], x2[at + 2], x2[at + 3]);
+}
+
+// Where tokens col0.. start in x (past the last token, the last one).
+void locate_x(uint col0) {
+    x_aligned = true;
+    for (uint c = 0; c < COLS; ++c) {
+        xcol[c] = x_col(min(col0 + c, p.m - 1));
+        x_aligned = x_aligned && xcol[c] % 4 == 0;
+    }
+    x2_aligned = p.x2_first % 4 == 0 && p.x2_nb1 % 4 == 0;
 }
 
 float squares[COLS];  // NORMED: each token's sum of squares of x so far
@@ -126,18 +124,47 @@ void store(uint row, uint c, float v) {
     }
 }
 
+// Row `row` of token `col`, y = sum: plus the addend, and rotated with its
+// pair's `pair` under ROPE.
+void finish(uint row, uint col, float sum, float pair) {
+    if (ADDEND) sum += a[a_col(col) + row];
+    const uint d = ROPE ? row % (p.rot >> 16) : 0;  // the row's dim in its head
+    if (ROPE && d < (p.rot & 0xFFFFu)) {  // dims 2k and 2k + 1 are a pair
+        const bool first = d % 2 == 0;
+        const vec2 turned = rope_pair(first ? sum : pair, first ? pair : sum, positions[p.pos_first + col], d / 2,
+                                      p.freq_scale, p.log2_rate);
+        sum = first ? turned.x : turned.y;
+    }
+    store(row, col, sum);
+}
+
+#ifdef MV_STAGED
+#include "matvec_staged.glsl"
+#else
+#ifndef MV_QK
+#define MV_QK 4
+#define MV_CHUNKS 1
+#define MV_PIECES 1
+struct MvChunk {
+    vec4 v;
+};
+MvChunk mv_load(uint row, uint blk, uint c) { return MvChunk(dequant4(row, 4 * blk)); }
+float mv_dot(MvChunk ch, uint j, vec4 x) { return dot(ch.v, x); }
+uint mv_pos(uint c, uint j) { return 0; }
+#endif
+
+// One slot per subgroup for each sum (and each token's sum of squares when
+// NORMED): sized for the worst case, subgroups of one.
+shared float partial[(ROWS + 1) * COLS * gl_WorkGroupSize.x];
+shared float totals[ROWS * COLS];  // ROPE: each row's result, for its pair
+
 void main() {
     const uint row0 = flat_group() * ROWS, col0 = col_group() * COLS;
     if (row0 >= p.n) return;  // a split grid's spare groups
     // Past the last row or token, compute on the last one and do not store it.
     uint wrow[ROWS];
     for (uint r = 0; r < ROWS; ++r) wrow[r] = w_row(min(row0 + r, p.n - 1));
-    x_aligned = true;
-    for (uint c = 0; c < COLS; ++c) {
-        xcol[c] = x_col(min(col0 + c, p.m - 1));
-        x_aligned = x_aligned && xcol[c] % 4 == 0;
-    }
-    x2_aligned = p.x2_first % 4 == 0 && p.x2_nb1 % 4 == 0;
+    locate_x(col0);
 
     float acc[ROWS][COLS];
     for (uint c = 0; c < COLS; ++c) {
@@ -218,17 +245,7 @@ void main() {
         if (t < ROWS * COLS) totals[t] = sum;
         barrier();
     }
-    if (t < ROWS * COLS && row0 + r < p.n && col0 + c < p.m) {
-        const uint row = row0 + r, col = col0 + c;
-        if (ADDEND) sum += a[a_col(col) + row];
-        const uint d = ROPE ? row % (p.rot >> 16) : 0;  // the row's dim in its head
-        if (ROPE && d < (p.rot & 0xFFFFu)) {  // dims 2k and 2k + 1 are a pair
-            const float other = totals[(r ^ 1) * COLS + c];
-            const bool first = d % 2 == 0;
-            const vec2 turned = rope_pair(first ? sum : other, first ? other : sum, positions[p.pos_first + col],
-                                          d / 2, p.freq_scale, p.log2_rate);
-            sum = first ? turned.x : turned.y;
-        }
-        store(row, col, sum);
-    }
+    if (t < ROWS * COLS && row0 + r < p.n && col0 + c < p.m)
+        finish(row0 + r, col0 + c, sum, ROPE ? totals[(r ^ 1) * COLS + c] : 0.0);
 }
+#endif

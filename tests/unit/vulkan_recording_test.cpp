@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "graph/reference_backend.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
@@ -108,9 +109,16 @@ TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
         if (stats) *stats = vulkan->last_record_stats();
         return test::values_of(*out);
     };
-    for (auto [precision, tolerance] : {std::pair{ActivationPrecision::Q16, 1e-7}, {ActivationPrecision::Q8, 5e-4}}) {
-        // The reference does not round x whatever the precision.
+    for (const ActivationPrecision precision : {ActivationPrecision::Q16, ActivationPrecision::Q8}) {
+        // The reference does not round x whatever the precision. With 8-bit x
+        // the layer may be off by what llama.cpp's arithmetic (the CPU
+        // backend's) is off, and a quarter more: x in blocks of 32 as there,
+        // other rounding.
         const std::vector<float> expected = run(std::make_shared<ReferenceBackend>(), false, precision, nullptr);
+        const double tolerance =
+            precision == ActivationPrecision::Q16
+                ? 1e-7
+                : 1.25 * test::nmse(expected, run(std::make_shared<CpuBackend>(), true, precision, nullptr));
         RecordStats fused, unfused;
         const std::vector<float> got = run(vulkan, true, precision, &fused);
         const std::vector<float> got_unfused = run(vulkan, false, precision, &unfused);

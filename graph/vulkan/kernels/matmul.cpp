@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
@@ -33,6 +34,16 @@ namespace {
 // (VulkanDevice::strided_group_size): lavapipe generated tiny-gqa tokens
 // 3x as fast with 16 threads as with 128.
 constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
+// The staged variant (shaders/matvec_staged.glsl, 8-bit activations): a
+// workgroup of kStagedGroup threads rounds x once for all its subgroups,
+// each of kStagedRows rows. Measured on an H200 (tg128 q8, Q4_0): against
+// the chunked matvec's 972 (TinyLlama) and 314 tok/s (Llama-2-7B), 128
+// threads by 2 and 4 rows 956 / 1023 and 326 / 393, 256 threads by 2 and
+// 4 rows 1087 / 1023 and 388 / 393, 512 by 2 and 4 rows 1152 / 1090 and
+// 431 / 436, 1024 by 1 and 2 rows 1128 / 1105 and 417 / 438.
+constexpr uint32_t kStagedGroup = 512, kStagedRows = 2;
+// The staged variant's smallest subgroup: 8 invocations round a block.
+constexpr uint32_t kStagedMinSubgroup = 8;
 // The tiled kernel's BM x BN tile, BK values per step (a multiple of 16:
 // types with dequant16 take 16 values of a row at once) and TM x TN per thread.
 struct Tile {
@@ -114,10 +125,29 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
             .x = row_layout(x, bx, 4)};
 }
 
-// The matvec variant for weights of `type`: with 8-bit activations, the one
-// with integer dot products where the type, the build and the device have it.
-std::string matvec_shader(VulkanDevice& device, GgmlType type, ActivationPrecision precision) {
-    if (precision == ActivationPrecision::Q8 && device.info().int_dot) {
+// Shared memory of the staged variant for `cols` tokens of k values and a
+// workgroup of `group` (shaders/matvec_staged.glsl): two padded halves of 16
+// bytes per block of 32 values, each block's scale and sum, and a float per
+// token and subgroup.
+uint32_t staged_shared_bytes(uint32_t k, uint32_t cols, uint32_t group) {
+    const uint32_t blocks = cols * k / 32;
+    return 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * 8 + cols * group / kStagedMinSubgroup * 4;
+}
+
+// The matvec variant for weights of `type` and `cols` tokens of k values:
+// with 8-bit activations, one with integer dot products where the type, the
+// build and the device have it, staged where its shared memory fits.
+std::string matvec_shader(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k,
+                          uint32_t cols) {
+    const VulkanDeviceInfo& info = device.info();
+    if (precision == ActivationPrecision::Q8 && info.int_dot) {
+        std::string staged = weight_shader("matvec_staged", type);
+        if (info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
+            kStagedRows * cols <= kStagedMinSubgroup &&
+            staged_shared_bytes(k, cols, device.strided_group_size(kStagedGroup)) <=
+                device.limits().maxComputeSharedMemorySize &&
+            find_shader(staged))
+            return staged;
         std::string name = weight_shader("matvec_idot", type);
         if (find_shader(name)) return name;
     }
@@ -182,12 +212,21 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.y_nb_head = uint32_t(out.nb[2] / elem);
         push.dst_ne1 = uint32_t(out.ne[1]);
     }
-    // At least a thread per row and token: each stores one.
-    const uint32_t group = std::max(rec.device().strided_group_size(kMatvecGroup), kMatvecRows * cols);
-    rec.dispatch(matvec_shader(rec.device(), w.type, mm.param<ActivationPrecision>()),
-                 {group, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
-                  uint32_t(f.store != nullptr), uint32_t(f16)},
-                 {bw, bx, ba, bx2, bpos, bids}, {by}, push, groups_of(push.n, kMatvecRows),
+    VulkanDevice& device = rec.device();
+    const std::string shader = matvec_shader(device, w.type, mm.param<ActivationPrecision>(), push.k, cols);
+    std::vector<uint32_t> spec{0, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
+                               uint32_t(f.store != nullptr), uint32_t(f16)};
+    uint32_t group_rows = kMatvecRows;
+    if (shader.starts_with("matvec_staged")) {
+        spec[0] = device.strided_group_size(kStagedGroup);
+        spec[1] = kStagedRows;
+        group_rows = kStagedRows * std::max(spec[0] / device.info().subgroup_size, 1u);
+        spec.insert(spec.end(), {push.k / 32 * cols, group_rows});
+    } else {
+        // At least a thread per row and token: each stores one.
+        spec[0] = std::max(device.strided_group_size(kMatvecGroup), kMatvecRows * cols);
+    }
+    rec.dispatch(shader, spec, {bw, bx, ba, bx2, bpos, bids}, {by}, push, groups_of(push.n, group_rows),
                  push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
 }
 

@@ -62,3 +62,24 @@ float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
     return ch.d * small_int_float(s - 8 * (xsum[0] + xsum[1]));
 }
 #endif
+
+#ifdef MV_STAGED
+// The staged matvec (shaders/matvec_staged.glsl): a unit is a block, its qs
+// one 16-byte load.
+#define MV_UNIT_BLOCKS 1
+#include "staged_x.glsl"
+struct MvUnit {
+    uvec4 qs;
+    float d;
+};
+MvUnit mv_unit(uint row, uint u) {
+    const uint b = row + u;
+    return MvUnit(groups[b / 8].qs[b % 8], block_d(b));
+}
+float mv_unit_dot(MvUnit w, MvX x) {
+    int s = 0;
+    for (uint j = 0; j < 4; ++j)
+        s += sudot4(x.lo[0][j], w.qs[j] & 0x0F0F0F0Fu) + sudot4(x.hi[0][j], w.qs[j] >> 4 & 0x0F0F0F0Fu);
+    return w.d * x.d[0] * small_int_float(s - 8 * x.sum[0]);
+}
+#endif

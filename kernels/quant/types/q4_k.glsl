@@ -86,3 +86,32 @@ float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
            ch.m.x * small_int_float(xsum[0] + xsum[1]) - ch.m.y * small_int_float(xsum[2] + xsum[3]);
 }
 #endif
+
+#ifdef MV_STAGED
+// The staged matvec (shaders/matvec_staged.glsl): a unit is 64 values, the
+// sub-blocks 2g and 2g + 1 of a block, their 32 bytes of qs two 16-byte loads
+// (a block is 9 of them: d, dmin and scales, then qs).
+#define MV_UNIT_BLOCKS 2
+#include "staged_x.glsl"
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights128 { uvec4 block_words[]; };
+struct MvUnit {
+    uvec4 lo, hi;  // bytes 0..15 and 16..31: sub-block 2g in the low nibbles, 2g + 1 in the high
+    vec2 scale, m;
+};
+MvUnit mv_unit(uint row, uint u) {
+    const uint b = row + u / 4, g = u % 4;
+    const vec2 dm = vec2(weights32[b].dm);
+    const uvec4 sm = scale_min_pair(uvec3(weights32[b].scales[0], weights32[b].scales[1], weights32[b].scales[2]), g);
+    return MvUnit(block_words[9 * b + 1 + 2 * g], block_words[9 * b + 2 + 2 * g], dm.x * small_floats(sm.xy),
+                  dm.y * small_floats(sm.zw));
+}
+float mv_unit_dot(MvUnit w, MvX x) {
+    int s0 = 0, s1 = 0;
+    for (uint j = 0; j < 4; ++j) {
+        s0 += sudot4(x.lo[0][j], w.lo[j] & 0x0F0F0F0Fu) + sudot4(x.hi[0][j], w.hi[j] & 0x0F0F0F0Fu);
+        s1 += sudot4(x.lo[1][j], w.lo[j] >> 4 & 0x0F0F0F0Fu) + sudot4(x.hi[1][j], w.hi[j] >> 4 & 0x0F0F0F0Fu);
+    }
+    return x.d[0] * (w.scale.x * small_int_float(s0) - w.m.x * small_int_float(x.sum[0])) +
+           x.d[1] * (w.scale.y * small_int_float(s1) - w.m.y * small_int_float(x.sum[1]));
+}
+#endif

@@ -44,3 +44,24 @@ float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
     return ch.d * small_int_float(sdot4(xq[0], ch.qs[0]) + sdot4(xq[1], ch.qs[1]));
 }
 #endif
+
+#ifdef MV_STAGED
+// The staged matvec (shaders/matvec_staged.glsl): a unit is a block, its qs
+// two 16-byte loads (a group is 17 of them: 8 blocks' qs, then their d).
+#define MV_UNIT_BLOCKS 1
+#include "staged_x.glsl"
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uvec4 group_words[]; };
+struct MvUnit {
+    uvec4 lo, hi;
+    float d;
+};
+MvUnit mv_unit(uint row, uint u) {
+    const uint b = row + u, at = b / 8 * 17 + b % 8 * 2;
+    return MvUnit(group_words[at], group_words[at + 1], float(groups[b / 8].d[b % 8]));
+}
+float mv_unit_dot(MvUnit w, MvX x) {
+    int s = 0;
+    for (uint j = 0; j < 4; ++j) s += sdot4(x.lo[0][j], w.lo[j]) + sdot4(x.hi[0][j], w.hi[j]);
+    return w.d * x.d[0] * small_int_float(s);
+}
+#endif
