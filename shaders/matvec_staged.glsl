@@ -17,19 +17,19 @@
 //   float mv_unit_dot(MvUnit w, MvX x)
 //                   the unit's values dotted with x's (staged_x.glsl)
 //
-// Needs subgroups of at least 8 with shuffles, a workgroup of
-// whole subgroups and ROWS * COLS <= the subgroup size (one invocation
-// stores each result); graph/vulkan/kernels/matmul.cpp checks.
+// Needs subgroups of at least 8 with shuffles, a workgroup of whole
+// subgroups and ROWS * COLS <= 8 (one invocation stores each result);
+// graph/vulkan/kernels/matmul.cpp checks.
 #extension GL_KHR_shader_subgroup_shuffle : require
 
+// Rows per workgroup: the host's ROWS times its count of subgroups, which
+// the subgroups take in turn whatever their size turns out to be.
+layout(constant_id = 9) const uint GROUP_ROWS = 1;
 // Blocks of x staged: COLS * k / 32. Block b's first 16 bytes are at xq[b],
 // its last 16 at xq[XQ_HALF + b], so that neighbouring invocations, each
 // reading its own block, read neighbouring 16 bytes: 16 banks apart, the two
 // halves of 4 neighbouring blocks staged by 32 invocations do not conflict.
 layout(constant_id = 8) const uint STAGED_BLOCKS = 1;
-// Rows per workgroup: the host's ROWS times its count of subgroups, which
-// the subgroups take in turn whatever their size turns out to be.
-layout(constant_id = 9) const uint GROUP_ROWS = 1;
 const uint XQ_HALF = (STAGED_BLOCKS + 7) / 8 * 8 + 4;
 shared uvec4 xq[2 * XQ_HALF];
 shared float xq_scale[STAGED_BLOCKS];
