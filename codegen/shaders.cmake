@@ -19,11 +19,15 @@
 #                           types whose GLSL part has an `#ifdef MV_IDOT`
 #                           section, where the glslang found compiles
 #                           int_dot.glsl (int_dot_probe.cmake)
-#   matvec_staged_<type>    matvec.glsl with MV_IDOT and MV_STAGED defined
-#                           (x staged in shared memory, whole blocks per
+#   matvec_staged_idot_<type>
+#                           matvec.glsl with MV_IDOT and MV_STAGED defined
+#                           (x staged in shared memory, whole units per
 #                           invocation: shaders/matvec_staged.glsl), for the
-#                           types among those whose part also has an
-#                           `#ifdef MV_STAGED` section
+#                           types with matvec_idot_<type> whose part also
+#                           has an `#ifdef MV_STAGED` section
+#   matvec_staged_<type>    the same with F32 x (MV_STAGED and
+#                           MV_STAGED_F32), for the types whose part has
+#                           both sections
 #
 # Each variant is a generated two-line wrapper that includes the type's part
 # and then the skeleton; no shader source is copied per type.
@@ -99,11 +103,16 @@ foreach(_type IN LISTS TESSERA_ENABLED_QUANT_TYPES)
   if(TESSERA_VULKAN_INT_DOT AND _idot)
     _tessera_variant("matvec_idot_${_stem}" "#define MV_IDOT 1\n" ${_stem} matvec)
     list(APPEND TESSERA_SHADER_NAMES "matvec_idot_${_stem}")
-    file(STRINGS "${_types_dir}/${_stem}.glsl" _staged REGEX "^#ifdef MV_STAGED")
-    if(_staged)
-      _tessera_variant("matvec_staged_${_stem}" "#define MV_IDOT 1\n#define MV_STAGED 1\n" ${_stem} matvec)
-      list(APPEND TESSERA_SHADER_NAMES "matvec_staged_${_stem}")
-    endif()
+  endif()
+  file(STRINGS "${_types_dir}/${_stem}.glsl" _staged REGEX "^#ifdef MV_STAGED *$")
+  file(STRINGS "${_types_dir}/${_stem}.glsl" _staged_f32 REGEX "^#ifdef MV_STAGED_F32")
+  if(_staged AND _staged_f32)
+    _tessera_variant("matvec_staged_${_stem}" "#define MV_STAGED 1\n#define MV_STAGED_F32 1\n" ${_stem} matvec)
+    list(APPEND TESSERA_SHADER_NAMES "matvec_staged_${_stem}")
+  endif()
+  if(_staged AND _idot AND TESSERA_VULKAN_INT_DOT)
+    _tessera_variant("matvec_staged_idot_${_stem}" "#define MV_IDOT 1\n#define MV_STAGED 1\n" ${_stem} matvec)
+    list(APPEND TESSERA_SHADER_NAMES "matvec_staged_idot_${_stem}")
   endif()
 endforeach()
 message(STATUS "tessera Vulkan weight types: ${TESSERA_VULKAN_QUANT_TYPES}")

@@ -1,11 +1,12 @@
-// The main() of matvec_staged_<type> (shaders/quant/matvec.glsl with
-// MV_STAGED): for weight types with packed integer dot products, with 8-bit
-// activations. The workgroup first rounds x (after any prologue) to signed
-// bytes in blocks of 32 values, each scaled by its largest magnitude / 127,
-// into shared memory; then each subgroup takes ROWS rows, each invocation
-// whole units of them: one load of a unit's quants per row, its x from
-// shared memory, no barrier after the staging. A large workgroup (few
-// workgroups) rounds x and computes a fused prologue, swiglu's exp included,
+// The main() of matvec_staged_<type> and matvec_staged_idot_<type>
+// (shaders/quant/matvec.glsl with MV_STAGED, and MV_IDOT for the second).
+// The workgroup first stages x (after any prologue) in shared memory, in
+// blocks of 32 values: as F32, or rounded to signed bytes, each block scaled
+// by its largest magnitude / 127 (MV_IDOT: 8-bit activations, packed integer
+// dot products). Then each subgroup takes ROWS rows at a time, each
+// invocation whole units of them: one load of a unit's quants per row, its x
+// from shared memory, no barrier after the staging. A large workgroup (few
+// workgroups) stages x and computes a fused prologue, swiglu's exp included,
 // few times over.
 //
 // The weight type's part defines, in an `#ifdef MV_STAGED` section:
@@ -15,7 +16,9 @@
 //   MvUnit mv_unit(uint row, uint u)
 //                   unit u of the row whose first block is weights[row]
 //   float mv_unit_dot(MvUnit w, MvX x)
-//                   the unit's values dotted with x's (staged_x.glsl)
+//                   the unit's values dotted with x's (staged_x.glsl), in
+//                   an `#ifdef MV_IDOT` section (x's bytes) and, where F32
+//                   x pays, an `#ifdef MV_STAGED_F32` one
 //
 // Needs subgroups of at least 8 with shuffles, a workgroup of whole
 // subgroups and ROWS * COLS <= 8 (one invocation stores each result);
@@ -25,41 +28,61 @@
 // Rows per workgroup: the host's ROWS times its count of subgroups, which
 // the subgroups take in turn whatever their size turns out to be.
 layout(constant_id = 9) const uint GROUP_ROWS = 1;
-// Blocks of x staged: COLS * k / 32. Block b's first 16 bytes are at xq[b],
-// its last 16 at xq[XQ_HALF + b], so that neighbouring invocations, each
-// reading its own block, read neighbouring 16 bytes: 16 banks apart, the two
-// halves of 4 neighbouring blocks staged by 32 invocations do not conflict.
+// Blocks of x staged: COLS * k / 32.
 layout(constant_id = 8) const uint STAGED_BLOCKS = 1;
+#ifdef MV_IDOT
+// Block b's first 16 bytes are at xq[b], its last 16 at xq[XQ_HALF + b], so
+// that neighbouring invocations, each reading its own block, read
+// neighbouring 16 bytes: 16 banks apart, the two halves of 4 neighbouring
+// blocks staged by 32 invocations do not conflict.
 const uint XQ_HALF = (STAGED_BLOCKS + 7) / 8 * 8 + 4;
 shared uvec4 xq[2 * XQ_HALF];
 shared float xq_scale[STAGED_BLOCKS];
-shared int xq_sum[STAGED_BLOCKS];
+#else
+// Values 4j..4j+3 of block b at xf[j * XF_STRIDE + b]: neighbouring
+// invocations read neighbouring vec4s, and the 8 vec4s of a block, staged by
+// 8 neighbouring invocations, lie in distinct banks.
+const uint XF_STRIDE = (STAGED_BLOCKS + 7) / 8 * 8 + 1;
+shared vec4 xf[8 * XF_STRIDE];
+#endif
+shared float xq_sum[STAGED_BLOCKS];  // each block's sum: of its bytes (MV_IDOT), else of its values
 
 // NORMED: each subgroup's sum of squares of each token's x (subgroups of 8 or more).
 shared float partial[COLS * gl_WorkGroupSize.x / 8];
 float inv_rms[COLS];  // NORMED: each token's 1 / rms(x), else 1
 
-// Fills xq, xq_scale, xq_sum and inv_rms. Each 8 neighbouring invocations of
-// a subgroup round one block (k is a multiple of 32 and the workgroup of 8,
-// so a block's 8 pieces are in the same trip of the loop).
+// The sum of v over the 8 invocations of this one's aligned octet.
+float octet_sum(float v) {
+    for (uint d = 1; d < 8; d *= 2) v += subgroupShuffleXor(v, d);
+    return v;
+}
+
+// Stages values 4 * at.. of x (vec4 at % 8 of block at / 8).
+void stage_piece(uint at, vec4 v) {
+    const uint blk = at / 8;
+#ifdef MV_IDOT
+    const vec4 m = abs(v);
+    float top = max(max(m.x, m.y), max(m.z, m.w));
+    for (uint d = 1; d < 8; d *= 2) top = max(top, subgroupShuffleXor(top, d));
+    const uint q = round_bytes(v * (top > 0.0 ? 127.0 / top : 0.0));
+    const float sum = octet_sum(small_int_float(sdot4(q, 0x01010101u)));
+    xq[at % 8 / 4 * XQ_HALF + blk][at % 4] = q;
+    if (at % 8 == 0) xq_scale[blk] = top / 127.0;
+#else
+    const float sum = octet_sum(v.x + v.y + v.z + v.w);
+    xf[at % 8 * XF_STRIDE + blk] = v;
+#endif
+    if (at % 8 == 0) xq_sum[blk] = sum;
+}
+
+// Stages x and sets inv_rms. Each 8 neighbouring invocations of a subgroup
+// stage one block (k is a multiple of 32 and the workgroup of 8, so a
+// block's 8 pieces are in the same trip of the loop).
 void stage_x() {
     const uint words = p.k / 4, lane = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
     for (uint c = 0; c < COLS; ++c) {
         squares[c] = 0.0;
-        for (uint i = lane; i < words; i += gl_WorkGroupSize.x) {
-            const vec4 v = x_piece(c, 4 * i), m = abs(v);
-            float top = max(max(m.x, m.y), max(m.z, m.w));
-            for (uint d = 1; d < 8; d *= 2) top = max(top, subgroupShuffleXor(top, d));
-            const uint q = round_bytes(v * (top > 0.0 ? 127.0 / top : 0.0));
-            int sum = sdot4(q, 0x01010101u);
-            for (uint d = 1; d < 8; d *= 2) sum += subgroupShuffleXor(sum, d);
-            const uint at = c * words + i, blk = at / 8;
-            xq[at % 8 / 4 * XQ_HALF + blk][at % 4] = q;
-            if (i % 8 == 0) {
-                xq_scale[blk] = top / 127.0;
-                xq_sum[blk] = sum;
-            }
-        }
+        for (uint i = lane; i < words; i += gl_WorkGroupSize.x) stage_piece(c * words + i, x_piece(c, 4 * i));
         if (NORMED) {
             const float s = subgroupAdd(squares[c]);
             if (subgroupElect()) partial[c * gl_NumSubgroups + gl_SubgroupID] = s;
@@ -72,6 +95,23 @@ void stage_x() {
             for (uint s = 0; s < gl_NumSubgroups; ++s) ss += partial[c * gl_NumSubgroups + s];
         inv_rms[c] = NORMED ? inversesqrt(ss / float(p.k) + p.eps) : 1.0;
     }
+}
+
+// Token t's x for unit u.
+MvX unit_x(uint t, uint u) {
+    MvX x;
+    for (uint i = 0; i < MV_UNIT_BLOCKS; ++i) {
+        const uint blk = t * p.k / 32 + u * MV_UNIT_BLOCKS + i;
+#ifdef MV_IDOT
+        x.lo[i] = xq[blk];
+        x.hi[i] = xq[XQ_HALF + blk];
+        x.d[i] = xq_scale[blk];
+#else
+        for (uint j = 0; j < 8; ++j) x.v[8 * i + j] = xf[j * XF_STRIDE + blk];
+#endif
+        x.sum[i] = xq_sum[blk];
+    }
+    return x;
 }
 
 // ROWS rows from row0 on, by one subgroup.
@@ -87,15 +127,8 @@ void rows_of_subgroup(uint row0, uint col0) {
         MvUnit w[ROWS];  // every row's loads first
         for (uint r = 0; r < ROWS; ++r) w[r] = mv_unit(wrow[r], u);
         for (uint t = 0; t < COLS; ++t) {
-            MvX xu;
-            for (uint i = 0; i < MV_UNIT_BLOCKS; ++i) {
-                const uint blk = t * p.k / 32 + u * MV_UNIT_BLOCKS + i;
-                xu.lo[i] = xq[blk];
-                xu.hi[i] = xq[XQ_HALF + blk];
-                xu.d[i] = xq_scale[blk];
-                xu.sum[i] = xq_sum[blk];
-            }
-            for (uint r = 0; r < ROWS; ++r) acc[r][t] += mv_unit_dot(w[r], xu);
+            const MvX x = unit_x(t, u);
+            for (uint r = 0; r < ROWS; ++r) acc[r][t] += mv_unit_dot(w[r], x);
         }
     }
     float sums[ROWS][COLS];  // in every invocation

@@ -34,15 +34,15 @@ namespace {
 // (VulkanDevice::strided_group_size): lavapipe generated tiny-gqa tokens
 // 3x as fast with 16 threads as with 128.
 constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
-// The staged variant (shaders/matvec_staged.glsl, 8-bit activations): a
-// workgroup of kStagedGroup threads rounds x once for all its subgroups,
-// each of kStagedRows rows. Measured on an H200 (tg128 q8, Q4_0): against
+// The staged variants (shaders/matvec_staged.glsl): a workgroup of
+// kStagedGroup threads stages x once for all its subgroups, each of
+// kStagedRows rows. Measured on an H200 (tg128 q8, Q4_0): against
 // the chunked matvec's 972 (TinyLlama) and 314 tok/s (Llama-2-7B), 128
 // threads by 2 and 4 rows 956 / 1023 and 326 / 393, 256 threads by 2 and
 // 4 rows 1087 / 1023 and 388 / 393, 512 by 2 and 4 rows 1152 / 1090 and
 // 431 / 436, 1024 by 1 and 2 rows 1128 / 1105 and 417 / 438.
 constexpr uint32_t kStagedGroup = 512, kStagedRows = 2;
-// The staged variant's smallest subgroup: 8 invocations round a block.
+// The staged variants' smallest subgroup: 8 invocations stage a block.
 constexpr uint32_t kStagedMinSubgroup = 8;
 // The tiled kernel's BM x BN tile, BK values per step (a multiple of 16:
 // types with dequant16 take 16 values of a row at once) and TM x TN per thread.
@@ -125,33 +125,43 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
             .x = row_layout(x, bx, 4)};
 }
 
-// Shared memory of the staged variant for `cols` tokens of k values and a
-// workgroup of `group` (shaders/matvec_staged.glsl): two padded halves of 16
-// bytes per block of 32 values, each block's scale and sum, and a float per
-// token and subgroup.
-uint32_t staged_shared_bytes(uint32_t k, uint32_t cols, uint32_t group) {
-    const uint32_t blocks = cols * k / 32;
-    return 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * 8 + cols * group / kStagedMinSubgroup * 4;
+// Shared memory of a staged variant for `cols` tokens of k values and a
+// workgroup of `group` (shaders/matvec_staged.glsl): per block of 32 values
+// two padded halves of 16 bytes, a scale and a sum (bytes) or 8 vec4s and a
+// sum (F32, padded by one vec4 per 8 blocks); and a float per token and
+// subgroup.
+uint32_t staged_shared_bytes(bool idot, uint32_t k, uint32_t cols, uint32_t group) {
+    const uint32_t blocks = cols * k / 32, per_subgroup = cols * group / kStagedMinSubgroup * 4;
+    if (idot) return 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * 8 + per_subgroup;
+    return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + blocks * 4 + per_subgroup;
 }
+
+struct MatvecVariant {
+    std::string shader;
+    bool staged;
+};
 
 // The matvec variant for weights of `type` and `cols` tokens of k values:
 // with 8-bit activations, one with integer dot products where the type, the
-// build and the device have it, staged where its shared memory fits.
-std::string matvec_shader(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k,
-                          uint32_t cols) {
+// build and the device have it; staged where the type has that variant and
+// its shared memory fits, else chunked.
+MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k,
+                             uint32_t cols) {
     const VulkanDeviceInfo& info = device.info();
-    if (precision == ActivationPrecision::Q8 && info.int_dot) {
-        std::string staged = weight_shader("matvec_staged", type);
-        if (info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
-            kStagedRows * cols <= kStagedMinSubgroup &&
-            staged_shared_bytes(k, cols, device.strided_group_size(kStagedGroup)) <=
-                device.limits().maxComputeSharedMemorySize &&
-            find_shader(staged))
-            return staged;
-        std::string name = weight_shader("matvec_idot", type);
-        if (find_shader(name)) return name;
+    const bool can_stage = info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
+                           kStagedRows * cols <= kStagedMinSubgroup && k % 32 == 0;
+    auto staged = [&](bool idot) {
+        const std::string name = weight_shader(idot ? "matvec_staged_idot" : "matvec_staged", type);
+        return can_stage && find_shader(name) &&
+               staged_shared_bytes(idot, k, cols, device.strided_group_size(kStagedGroup)) <=
+                   device.limits().maxComputeSharedMemorySize;
+    };
+    if (precision == ActivationPrecision::Q8 && info.int_dot && find_shader(weight_shader("matvec_idot", type))) {
+        if (staged(true)) return {weight_shader("matvec_staged_idot", type), true};
+        return {weight_shader("matvec_idot", type), false};
     }
-    return weight_shader("matvec", type);
+    if (staged(false)) return {weight_shader("matvec_staged", type), true};
+    return {weight_shader("matvec", type), false};
 }
 
 uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
@@ -213,11 +223,11 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.dst_ne1 = uint32_t(out.ne[1]);
     }
     VulkanDevice& device = rec.device();
-    const std::string shader = matvec_shader(device, w.type, mm.param<ActivationPrecision>(), push.k, cols);
+    const MatvecVariant variant = matvec_variant(device, w.type, mm.param<ActivationPrecision>(), push.k, cols);
     std::vector<uint32_t> spec{0, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
                                uint32_t(f.store != nullptr), uint32_t(f16)};
     uint32_t group_rows = kMatvecRows;
-    if (shader.starts_with("matvec_staged")) {
+    if (variant.staged) {
         spec[0] = device.strided_group_size(kStagedGroup);
         spec[1] = kStagedRows;
         group_rows = kStagedRows * std::max(spec[0] / device.info().subgroup_size, 1u);
@@ -226,7 +236,7 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         // At least a thread per row and token: each stores one.
         spec[0] = std::max(device.strided_group_size(kMatvecGroup), kMatvecRows * cols);
     }
-    rec.dispatch(shader, spec, {bw, bx, ba, bx2, bpos, bids}, {by}, push, groups_of(push.n, group_rows),
+    rec.dispatch(variant.shader, spec, {bw, bx, ba, bx2, bpos, bids}, {by}, push, groups_of(push.n, group_rows),
                  push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
 }
 

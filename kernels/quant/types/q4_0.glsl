@@ -76,10 +76,19 @@ MvUnit mv_unit(uint row, uint u) {
     const uint b = row + u;
     return MvUnit(groups[b / 8].qs[b % 8], block_d(b));
 }
+#ifdef MV_IDOT
 float mv_unit_dot(MvUnit w, MvX x) {
     int s = 0;
     for (uint j = 0; j < 4; ++j)
         s += sudot4(x.lo[0][j], w.qs[j] & 0x0F0F0F0Fu) + sudot4(x.hi[0][j], w.qs[j] >> 4 & 0x0F0F0F0Fu);
-    return w.d * x.d[0] * small_int_float(s - 8 * x.sum[0]);
+    return w.d * x.d[0] * (small_int_float(s) - 8.0 * x.sum[0]);
 }
+#endif
+#ifdef MV_STAGED_F32
+float mv_unit_dot(MvUnit w, MvX x) {
+    float s = 0.0;
+    for (uint j = 0; j < 4; ++j) s += dot(nibble_values(w.qs[j], 0), x.v[j]) + dot(nibble_values(w.qs[j], 4), x.v[4 + j]);
+    return w.d * s;
+}
+#endif
 #endif

@@ -59,9 +59,18 @@ MvUnit mv_unit(uint row, uint u) {
     const uint b = row + u, at = b / 8 * 17 + b % 8 * 2;
     return MvUnit(group_words[at], group_words[at + 1], float(groups[b / 8].d[b % 8]));
 }
+#ifdef MV_IDOT
 float mv_unit_dot(MvUnit w, MvX x) {
     int s = 0;
     for (uint j = 0; j < 4; ++j) s += sdot4(x.lo[0][j], w.lo[j]) + sdot4(x.hi[0][j], w.hi[j]);
     return w.d * x.d[0] * small_int_float(s);
 }
+#endif
+#ifdef MV_STAGED_F32
+float mv_unit_dot(MvUnit w, MvX x) {
+    float s = 0.0;
+    for (uint j = 0; j < 4; ++j) s += dot(signed_bytes(w.lo[j]), x.v[j]) + dot(signed_bytes(w.hi[j]), x.v[4 + j]);
+    return w.d * s;
+}
+#endif
 #endif
