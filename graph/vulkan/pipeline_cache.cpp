@@ -1,5 +1,6 @@
 #include "graph/vulkan/pipeline_cache.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "graph/vulkan/shader_library.hpp"
@@ -102,6 +103,11 @@ std::string statistic_value(const VkPipelineExecutableStatisticKHR& s) {
 }
 
 }  // namespace
+
+bool PipelineCache::created(std::string_view shader) {
+    std::lock_guard lock(mutex_);
+    return std::any_of(pipelines_.begin(), pipelines_.end(), [&](const auto& p) { return p.first.first == shader; });
+}
 
 std::vector<PipelineCache::Statistics> PipelineCache::statistics() {
     std::lock_guard lock(mutex_);

@@ -36,6 +36,8 @@ public:
     // the build has no such shader.
     const Pipeline& get(std::string_view shader, uint32_t n_bindings, const std::vector<uint32_t>& spec);
     size_t size() const { return pipelines_.size(); }
+    // Whether a pipeline of `shader` has been created (which variant a kernel chose).
+    bool created(std::string_view shader);
 
     // What the driver reports of a pipeline's compiled code (register
     // count, shared memory, spills, ...: its own names and units), where

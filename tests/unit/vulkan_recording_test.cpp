@@ -230,5 +230,25 @@ TEST(VulkanRecording, PipelineStatisticsWhereTheDeviceReportsThem) {
     EXPECT_NE(std::find(shaders.begin(), shaders.end(), "unary"), shaders.end());
 }
 
+// Q4_0 matvecs run the staged variants (shaders/matvec_staged.glsl) wherever
+// the device allows them, as lavapipe does in CI: x staged as bytes with
+// 8-bit activations, as F32 with 16-bit ones.
+TEST(VulkanRecording, Q4_0MatvecsStageXWhereTheDeviceCan) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    const VulkanDeviceInfo& info = vulkan->device().info();
+    if (!info.subgroup_shuffle || info.subgroup_size < 8) GTEST_SKIP() << "no subgroup shuffles, or subgroups under 8";
+    const std::vector<uint8_t> weights = test::random_weights(GgmlType::Q4_0, 256, 40, 3, 0.2f);
+    for (const ActivationPrecision precision : {ActivationPrecision::Q8, ActivationPrecision::Q16}) {
+        Graph g;
+        Tensor* x = g.input("x", GgmlType::F32, {256, 2, 1, 1});
+        Tensor* y = matmul(g.weight("w", GgmlType::Q4_0, {256, 40, 1, 1}, weights.data()), x, precision);
+        Executor ex(g, {y}, {.backends = {vulkan}});
+        test::fill(x, test::random_floats(512, 4));
+        ex.run();
+    }
+    EXPECT_TRUE(vulkan->device().pipelines().created("matvec_staged_q4_0"));
+    if (info.int_dot) EXPECT_TRUE(vulkan->device().pipelines().created("matvec_staged_idot_q4_0"));
+}
+
 }  // namespace
 }  // namespace tessera
