@@ -45,7 +45,7 @@
 //
 // A type may also define, in an `#ifdef MV_STAGED` section, the whole-block
 // units of shaders/matvec_staged.glsl, which then replaces this file's
-// main() in matvec_staged_<type>.
+// main() in matvec_staged_idot_<type> and matvec_staged_<type>.
 //
 // Fused (graph/vulkan/kernels/matvec_fusion.hpp): x may be computed from
 // the loads themselves (PROLOGUE: x's RMS norm, the sum of squares reduced
