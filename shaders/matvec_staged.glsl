@@ -38,6 +38,7 @@ layout(constant_id = 8) const uint STAGED_BLOCKS = 1;
 const uint XQ_HALF = (STAGED_BLOCKS + 7) / 8 * 8 + 4;
 shared uvec4 xq[2 * XQ_HALF];
 shared float xq_scale[STAGED_BLOCKS];
+shared float xq_sum[STAGED_BLOCKS];  // each block's sum of bytes
 #else
 // Values 4j..4j+3 of block b at xf[j * XF_STRIDE + b]: neighbouring
 // invocations read neighbouring vec4s, and the 8 vec4s of a block, staged by
@@ -45,7 +46,6 @@ shared float xq_scale[STAGED_BLOCKS];
 const uint XF_STRIDE = (STAGED_BLOCKS + 7) / 8 * 8 + 1;
 shared vec4 xf[8 * XF_STRIDE];
 #endif
-shared float xq_sum[STAGED_BLOCKS];  // each block's sum: of its bytes (MV_IDOT), else of its values
 
 // NORMED: each subgroup's sum of squares of each token's x (subgroups of 8 or more).
 shared float partial[COLS * gl_WorkGroupSize.x / 8];
@@ -67,12 +67,13 @@ void stage_piece(uint at, vec4 v) {
     const uint q = round_bytes(v * (top > 0.0 ? 127.0 / top : 0.0));
     const float sum = octet_sum(small_int_float(sdot4(q, 0x01010101u)));
     xq[at % 8 / 4 * XQ_HALF + blk][at % 4] = q;
-    if (at % 8 == 0) xq_scale[blk] = top / 127.0;
+    if (at % 8 == 0) {
+        xq_scale[blk] = top / 127.0;
+        xq_sum[blk] = sum;
+    }
 #else
-    const float sum = octet_sum(v.x + v.y + v.z + v.w);
     xf[at % 8 * XF_STRIDE + blk] = v;
 #endif
-    if (at % 8 == 0) xq_sum[blk] = sum;
 }
 
 // Stages x and sets inv_rms. Each 8 neighbouring invocations of a subgroup
@@ -106,10 +107,10 @@ MvX unit_x(uint t, uint u) {
         x.lo[i] = xq[blk];
         x.hi[i] = xq[XQ_HALF + blk];
         x.d[i] = xq_scale[blk];
+        x.sum[i] = xq_sum[blk];
 #else
         for (uint j = 0; j < 8; ++j) x.v[8 * i + j] = xf[j * XF_STRIDE + blk];
 #endif
-        x.sum[i] = xq_sum[blk];
     }
     return x;
 }

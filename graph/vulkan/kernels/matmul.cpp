@@ -127,13 +127,12 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
 
 // Shared memory of a staged variant for `cols` tokens of k values and a
 // workgroup of `group` (shaders/matvec_staged.glsl): per block of 32 values
-// two padded halves of 16 bytes, a scale and a sum (bytes) or 8 vec4s and a
-// sum (F32, padded by one vec4 per 8 blocks); and a float per token and
-// subgroup.
+// two padded halves of 16 bytes, a scale and a sum (bytes) or 8 vec4s (F32,
+// padded by one vec4 per 8 blocks); and a float per token and subgroup.
 uint32_t staged_shared_bytes(bool idot, uint32_t k, uint32_t cols, uint32_t group) {
     const uint32_t blocks = cols * k / 32, per_subgroup = cols * group / kStagedMinSubgroup * 4;
     if (idot) return 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * 8 + per_subgroup;
-    return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + blocks * 4 + per_subgroup;
+    return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + per_subgroup;
 }
 
 struct MatvecVariant {
@@ -150,18 +149,18 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
     const VulkanDeviceInfo& info = device.info();
     const bool can_stage = info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
                            kStagedRows * cols <= kStagedMinSubgroup && k % 32 == 0;
-    auto staged = [&](bool idot) {
-        const std::string name = weight_shader(idot ? "matvec_staged_idot" : "matvec_staged", type);
-        return can_stage && find_shader(name) &&
-               staged_shared_bytes(idot, k, cols, device.strided_group_size(kStagedGroup)) <=
-                   device.limits().maxComputeSharedMemorySize;
+    // The staged variant of skeleton `kind` where it applies, else the chunked one.
+    auto variant = [&](std::string_view kind, bool idot) -> MatvecVariant {
+        std::string staged = weight_shader(idot ? "matvec_staged_idot" : "matvec_staged", type);
+        if (can_stage && find_shader(staged) &&
+            staged_shared_bytes(idot, k, cols, device.strided_group_size(kStagedGroup)) <=
+                device.limits().maxComputeSharedMemorySize)
+            return {std::move(staged), true};
+        return {weight_shader(kind, type), false};
     };
-    if (precision == ActivationPrecision::Q8 && info.int_dot && find_shader(weight_shader("matvec_idot", type))) {
-        if (staged(true)) return {weight_shader("matvec_staged_idot", type), true};
-        return {weight_shader("matvec_idot", type), false};
-    }
-    if (staged(false)) return {weight_shader("matvec_staged", type), true};
-    return {weight_shader("matvec", type), false};
+    if (precision == ActivationPrecision::Q8 && info.int_dot && find_shader(weight_shader("matvec_idot", type)))
+        return variant("matvec_idot", true);
+    return variant("matvec", false);
 }
 
 uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }

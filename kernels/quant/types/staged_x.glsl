@@ -2,15 +2,13 @@
 // type's unit of MV_UNIT_BLOCKS blocks of 32 values. With MV_IDOT, as
 // signed bytes, 4 to a word (block i's values 0..15 in lo[i], 16..31 in
 // hi[i]), each block's scale d[i] (a value is its byte times d[i]) and the
-// sum of its bytes; else as F32 (values 4j..4j+3 of the unit in v[j]) and
-// each block's sum. Included by a type's MV_STAGED section after it defines
-// MV_UNIT_BLOCKS.
+// sum of its bytes; else as F32 (values 4j..4j+3 of the unit in v[j]).
+// Included by a type's MV_STAGED section after it defines MV_UNIT_BLOCKS.
 struct MvX {
 #ifdef MV_IDOT
     uvec4 lo[MV_UNIT_BLOCKS], hi[MV_UNIT_BLOCKS];
-    float d[MV_UNIT_BLOCKS];
+    float d[MV_UNIT_BLOCKS], sum[MV_UNIT_BLOCKS];
 #else
     vec4 v[8 * MV_UNIT_BLOCKS];
 #endif
-    float sum[MV_UNIT_BLOCKS];
 };
