@@ -11,7 +11,8 @@
 //
 // The weight type's part defines, in an `#ifdef MV_STAGED` section:
 //
-//   MV_UNIT_BLOCKS  blocks of 32 values in a unit (rows are whole units)
+//   MV_UNIT_BLOCKS  blocks of 32 values in a unit (rows are whole units);
+//                   with MV_UNIT_HALVES, one half of each (staged_x.glsl)
 //   struct MvUnit   a unit's quants and scales, in registers
 //   MvUnit mv_unit(uint row, uint u)
 //                   unit u of the row whose first block is weights[row]
@@ -38,7 +39,7 @@ layout(constant_id = 8) const uint STAGED_BLOCKS = 1;
 const uint XQ_HALF = (STAGED_BLOCKS + 7) / 8 * 8 + 4;
 shared uvec4 xq[2 * XQ_HALF];
 shared float xq_scale[STAGED_BLOCKS];
-shared float xq_sum[STAGED_BLOCKS];  // each block's sum of bytes
+shared vec2 xq_sum[STAGED_BLOCKS];  // each block's sums of bytes: of values 0..15, of all
 #else
 // Values 4j..4j+3 of block b at xf[j * XF_STRIDE + b]: neighbouring
 // invocations read neighbouring vec4s, and the 8 vec4s of a block, staged by
@@ -51,12 +52,6 @@ shared vec4 xf[8 * XF_STRIDE];
 shared float partial[COLS * gl_WorkGroupSize.x / 8];
 float inv_rms[COLS];  // NORMED: each token's 1 / rms(x), else 1
 
-// The sum of v over the 8 invocations of this one's aligned octet.
-float octet_sum(float v) {
-    for (uint d = 1; d < 8; d *= 2) v += subgroupShuffleXor(v, d);
-    return v;
-}
-
 // Stages values 4 * at.. of x (vec4 at % 8 of block at / 8).
 void stage_piece(uint at, vec4 v) {
     const uint blk = at / 8;
@@ -65,11 +60,13 @@ void stage_piece(uint at, vec4 v) {
     float top = max(max(m.x, m.y), max(m.z, m.w));
     for (uint d = 1; d < 8; d *= 2) top = max(top, subgroupShuffleXor(top, d));
     const uint q = round_bytes(v * (top > 0.0 ? 127.0 / top : 0.0));
-    const float sum = octet_sum(small_int_float(sdot4(q, 0x01010101u)));
+    float half_sum = small_int_float(sdot4(q, 0x01010101u));
+    for (uint d = 1; d < 4; d *= 2) half_sum += subgroupShuffleXor(half_sum, d);
+    const float sum = half_sum + subgroupShuffleXor(half_sum, 4);
     xq[at % 8 / 4 * XQ_HALF + blk][at % 4] = q;
     if (at % 8 == 0) {
         xq_scale[blk] = top / 127.0;
-        xq_sum[blk] = sum;
+        xq_sum[blk] = vec2(half_sum, sum);
     }
 #else
     xf[at % 8 * XF_STRIDE + blk] = v;
@@ -98,16 +95,31 @@ void stage_x() {
     }
 }
 
+#ifdef MV_UNIT_HALVES
+#ifndef MV_IDOT
+#error "units of half blocks take 8-bit x"
+#endif
+const uint UNIT_SHARE = 2;  // units per MV_UNIT_BLOCKS blocks
+#else
+const uint UNIT_SHARE = 1;
+#endif
+
 // Token t's x for unit u.
 MvX unit_x(uint t, uint u) {
     MvX x;
     for (uint i = 0; i < MV_UNIT_BLOCKS; ++i) {
-        const uint blk = t * p.k / 32 + u * MV_UNIT_BLOCKS + i;
+        const uint blk = t * p.k / 32 + u / UNIT_SHARE * MV_UNIT_BLOCKS + i;
 #ifdef MV_IDOT
+        x.d[i] = xq_scale[blk];
+#ifdef MV_UNIT_HALVES
+        x.lo[i] = xq[u % 2 * XQ_HALF + blk];
+        x.hi[i] = uvec4(0);
+        x.sum[i] = u % 2 == 0 ? xq_sum[blk].x : xq_sum[blk].y - xq_sum[blk].x;
+#else
         x.lo[i] = xq[blk];
         x.hi[i] = xq[XQ_HALF + blk];
-        x.d[i] = xq_scale[blk];
-        x.sum[i] = xq_sum[blk];
+        x.sum[i] = xq_sum[blk].y;
+#endif
 #else
         for (uint j = 0; j < 8; ++j) x.v[8 * i + j] = xf[j * XF_STRIDE + blk];
 #endif
@@ -123,7 +135,7 @@ void rows_of_subgroup(uint row0, uint col0) {
     float acc[ROWS][COLS];
     for (uint c = 0; c < COLS; ++c)
         for (uint r = 0; r < ROWS; ++r) acc[r][c] = 0.0;
-    const uint units = p.k / (32 * MV_UNIT_BLOCKS), lane = gl_SubgroupInvocationID;
+    const uint units = p.k / (32 * MV_UNIT_BLOCKS) * UNIT_SHARE, lane = gl_SubgroupInvocationID;
     for (uint u = lane; u < units; u += gl_SubgroupSize) {
         MvUnit w[ROWS];  // every row's loads first
         for (uint r = 0; r < ROWS; ++r) w[r] = mv_unit(wrow[r], u);

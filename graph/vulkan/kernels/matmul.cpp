@@ -127,11 +127,11 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
 
 // Shared memory of a staged variant for `cols` tokens of k values and a
 // workgroup of `group` (shaders/matvec_staged.glsl): per block of 32 values
-// two padded halves of 16 bytes, a scale and a sum (bytes) or 8 vec4s (F32,
+// two padded halves of 16 bytes, a scale and two sums (bytes) or 8 vec4s (F32,
 // padded by one vec4 per 8 blocks); and a float per token and subgroup.
 uint32_t staged_shared_bytes(bool idot, uint32_t k, uint32_t cols, uint32_t group) {
     const uint32_t blocks = cols * k / 32, per_subgroup = cols * group / kStagedMinSubgroup * 4;
-    if (idot) return 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * 8 + per_subgroup;
+    if (idot) return 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * 12 + per_subgroup;
     return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + per_subgroup;
 }
 

@@ -3,6 +3,7 @@
 // 6-bit q (no min).
 #pragma once
 
+#include <cstddef>
 #include <cstring>
 
 #include "kernels/quant/kquant_common.hpp"
@@ -24,6 +25,10 @@ struct Q6_K {
         uint16_t d;         // fp16
     };
     using DotType = Q8_K;
+    // On the GPU (q6_k.glsl): 8 blocks' ql, qh and scales, then their d.
+    struct GpuGroups {
+        static constexpr uint32_t group_blocks = 8, plane_offset = 0, plane_bytes = offsetof(Block, d);
+    };
 
     // Each 128 values use 64 bytes of ql and 32 of qh. Value l + 32k of them
     // (l < 32, k < 4) has its low nibble in ql[l + 32*(k%2)] (low nibble for

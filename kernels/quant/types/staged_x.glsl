@@ -4,6 +4,10 @@
 // hi[i]), each block's scale d[i] (a value is its byte times d[i]) and the
 // sum of its bytes; else as F32 (values 4j..4j+3 of the unit in v[j]).
 // Included by a type's MV_STAGED section after it defines MV_UNIT_BLOCKS.
+// A type whose unit is one half of each of its blocks (values 16P..16P + 15
+// of each, P = u % 2: unit u and u + 1 share their blocks) also defines
+// MV_UNIT_HALVES; with MV_IDOT, lo[i] and sum[i] then hold that half and the
+// sum of its bytes.
 struct MvX {
 #ifdef MV_IDOT
     uvec4 lo[MV_UNIT_BLOCKS], hi[MV_UNIT_BLOCKS];
