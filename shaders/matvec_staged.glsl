@@ -39,7 +39,11 @@ layout(constant_id = 8) const uint STAGED_BLOCKS = 1;
 const uint XQ_HALF = (STAGED_BLOCKS + 7) / 8 * 8 + 4;
 shared uvec4 xq[2 * XQ_HALF];
 shared float xq_scale[STAGED_BLOCKS];
+#ifdef MV_UNIT_HALVES
 shared vec2 xq_sum[STAGED_BLOCKS];  // each block's sums of bytes: of values 0..15, of all
+#else
+shared float xq_sum[STAGED_BLOCKS];  // each block's sum of bytes
+#endif
 #else
 // Values 4j..4j+3 of block b at xf[j * XF_STRIDE + b]: neighbouring
 // invocations read neighbouring vec4s, and the 8 vec4s of a block, staged by
@@ -60,13 +64,17 @@ void stage_piece(uint at, vec4 v) {
     float top = max(max(m.x, m.y), max(m.z, m.w));
     for (uint d = 1; d < 8; d *= 2) top = max(top, subgroupShuffleXor(top, d));
     const uint q = round_bytes(v * (top > 0.0 ? 127.0 / top : 0.0));
-    float half_sum = small_int_float(sdot4(q, 0x01010101u));
-    for (uint d = 1; d < 4; d *= 2) half_sum += subgroupShuffleXor(half_sum, d);
-    const float sum = half_sum + subgroupShuffleXor(half_sum, 4);
+    float sum = small_int_float(sdot4(q, 0x01010101u));
+    for (uint d = 1; d < 4; d *= 2) sum += subgroupShuffleXor(sum, d);
+#ifdef MV_UNIT_HALVES
+    const vec2 sums = vec2(sum, sum + subgroupShuffleXor(sum, 4));
+#else
+    const float sums = sum + subgroupShuffleXor(sum, 4);
+#endif
     xq[at % 8 / 4 * XQ_HALF + blk][at % 4] = q;
     if (at % 8 == 0) {
         xq_scale[blk] = top / 127.0;
-        xq_sum[blk] = vec2(half_sum, sum);
+        xq_sum[blk] = sums;
     }
 #else
     xf[at % 8 * XF_STRIDE + blk] = v;
@@ -118,7 +126,7 @@ MvX unit_x(uint t, uint u) {
 #else
         x.lo[i] = xq[blk];
         x.hi[i] = xq[XQ_HALF + blk];
-        x.sum[i] = xq_sum[blk].y;
+        x.sum[i] = xq_sum[blk];
 #endif
 #else
         for (uint j = 0; j < 8; ++j) x.v[8 * i + j] = xf[j * XF_STRIDE + blk];

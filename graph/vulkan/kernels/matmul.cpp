@@ -127,7 +127,7 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
 
 // Shared memory of a staged variant for `cols` tokens of k values and a
 // workgroup of `group` (shaders/matvec_staged.glsl): per block of 32 values
-// two padded halves of 16 bytes, a scale and two sums (bytes) or 8 vec4s (F32,
+// two padded halves of 16 bytes, a scale and one or two sums (bytes) or 8 vec4s (F32,
 // padded by one vec4 per 8 blocks); and a float per token and subgroup.
 uint32_t staged_shared_bytes(bool idot, uint32_t k, uint32_t cols, uint32_t group) {
     const uint32_t blocks = cols * k / 32, per_subgroup = cols * group / kStagedMinSubgroup * 4;
