@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph_test_util.hpp"
 #include "kernels/quant/half.hpp"
+#include "kernels/quant/registry.hpp"
 #include "ops/ops.hpp"
 #include "vulkan_test_util.hpp"
 
@@ -230,24 +232,37 @@ TEST(VulkanRecording, PipelineStatisticsWhereTheDeviceReportsThem) {
     EXPECT_NE(std::find(shaders.begin(), shaders.end(), "unary"), shaders.end());
 }
 
-// Q4_0 matvecs run the staged variants (shaders/matvec_staged.glsl) wherever
-// the device allows them, as lavapipe does in CI: x staged as bytes with
-// 8-bit activations, as F32 with 16-bit ones.
-TEST(VulkanRecording, Q4_0MatvecsStageXWhereTheDeviceCan) {
-    TESSERA_VULKAN_OR_SKIP(vulkan);
-    const VulkanDeviceInfo& info = vulkan->device().info();
-    if (!info.subgroup_shuffle || info.subgroup_size < 8) GTEST_SKIP() << "no subgroup shuffles, or subgroups under 8";
-    const std::vector<uint8_t> weights = test::random_weights(GgmlType::Q4_0, 256, 40, 3, 0.2f);
+// Runs a matvec of two tokens of `type` weights with each activation precision.
+void run_matvecs(const std::shared_ptr<VulkanBackend>& vulkan, GgmlType type) {
+    const std::vector<uint8_t> weights = test::random_weights(type, 256, 40, 3, 0.2f);
     for (const ActivationPrecision precision : {ActivationPrecision::Q8, ActivationPrecision::Q16}) {
         Graph g;
         Tensor* x = g.input("x", GgmlType::F32, {256, 2, 1, 1});
-        Tensor* y = matmul(g.weight("w", GgmlType::Q4_0, {256, 40, 1, 1}, weights.data()), x, precision);
+        Tensor* y = matmul(g.weight("w", type, {256, 40, 1, 1}, weights.data()), x, precision);
         Executor ex(g, {y}, {.backends = {vulkan}});
         test::fill(x, test::random_floats(512, 4));
         ex.run();
     }
-    EXPECT_TRUE(vulkan->device().pipelines().created("matvec_staged_q4_0"));
-    if (info.int_dot) EXPECT_TRUE(vulkan->device().pipelines().created("matvec_staged_idot_q4_0"));
+}
+
+// Q4_0 and Q6_K matvecs run the staged variants (shaders/matvec_staged.glsl)
+// wherever the device allows them, as lavapipe does in CI: x staged as bytes
+// with 8-bit activations (Q6_K in units of half blocks), as F32 with 16-bit
+// ones (Q4_0; Q6_K keeps the chunked variant there).
+TEST(VulkanRecording, MatvecsStageXWhereTheDeviceCan) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    const VulkanDeviceInfo& info = vulkan->device().info();
+    if (!info.subgroup_shuffle || info.subgroup_size < 8) GTEST_SKIP() << "no subgroup shuffles, or subgroups under 8";
+    for (const GgmlType type : {GgmlType::Q4_0, GgmlType::Q6_K})
+        if (find_quant_type(type) == nullptr) GTEST_SKIP() << ggml_type_traits(type).name << " is not in this build";
+    run_matvecs(vulkan, GgmlType::Q4_0);
+    run_matvecs(vulkan, GgmlType::Q6_K);
+    PipelineCache& pipelines = vulkan->device().pipelines();
+    EXPECT_TRUE(pipelines.created("matvec_staged_q4_0"));
+    if (info.int_dot) {
+        EXPECT_TRUE(pipelines.created("matvec_staged_idot_q4_0"));
+        EXPECT_TRUE(pipelines.created("matvec_staged_idot_q6_k"));
+    }
 }
 
 }  // namespace
