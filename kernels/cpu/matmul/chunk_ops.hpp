@@ -9,13 +9,17 @@
 //   nibbles_in_place(p)     32 bytes p -> p & 0x0F, then p & 0xF0 (the high nibbles times 16, no shift)
 //   field<S>(p, m)          64 bytes p -> (p >> S) & m
 //   bits<S>(q, m)           (q >> S) & m
-//   words<Index>(p)         16-bit word i: the one at p + 2 Index[i] (Index[i] < 64: 128 bytes from p are read)
+//   words<Index>(a, b)      16-bit word i: word Index[i] of the 64 bytes at a (Index[i] < 32), else
+//                           word Index[i] - 32 of the 64 bytes at b
+//   dwords<Index>(a, b)     32-bit lane i: lane Index[i] of a (Index[i] < 16), else lane Index[i] - 16 of b
+//   and_lanes<Mask>(q)      32-bit lane i: q & Mask[i]
 //   shl<S>(q)               q << S (every value < 256 >> S)
 //   set_where(q, bits, v)   q[i] + v where bit i of bits is set (the bit v of q[i] is clear)
 //   lookup(q, table)        table[q[i]] (q[i] < 16)
 // Scales:
 //   halves<Stride, Readable>(p)  the 8 fp16 at p + Stride * i -> lanes 0..7 (lanes 8..15 zero);
 //                                Readable (>= 128) bytes from p may be read
+//   first_halves(w)              words 0..7 of w as fp16 -> lanes 0..7 (lanes 8..15 zero)
 //   from_u8 / from_i8(lo, hi)    16 unsigned / signed bytes (two words, lo first) -> floats
 //   k_scales_mins<R>(blocks, out)  R blocks of Q4_K / Q5_K (fp16 d, fp16 dmin, then 8 6-bit scales and
 //                                8 mins packed in 12 bytes, kquant::unpack_scale_min) -> out[r]: lanes 0..7
@@ -142,10 +146,23 @@ struct ChunkOps {
         return q;
     }
     template <std::array<int16_t, 32> Index>
-    static Bytes words(const uint8_t* p) {
+    static Bytes words(const uint8_t* a, const uint8_t* b) {
         Bytes r;
-        for (size_t i = 0; i < 32; ++i) std::memcpy(r.v + 2 * i, p + 2 * Index[i], 2);
+        for (size_t i = 0; i < 32; ++i)
+            std::memcpy(r.v + 2 * i, Index[i] < 32 ? a + 2 * Index[i] : b + 2 * (Index[i] - 32), 2);
         return r;
+    }
+    template <std::array<int8_t, 16> Index>
+    static Bytes dwords(const Bytes& a, const Bytes& b) {
+        Bytes r;
+        for (size_t i = 0; i < 16; ++i)
+            std::memcpy(r.v + 4 * i, Index[i] < 16 ? a.v + 4 * Index[i] : b.v + 4 * (Index[i] - 16), 4);
+        return r;
+    }
+    template <std::array<uint32_t, 16> Mask>
+    static Bytes and_lanes(Bytes q) {
+        for (size_t i = 0; i < 64; ++i) q.v[i] &= uint8_t(Mask[i / 4] >> (8 * (i % 4)));
+        return q;
     }
     template <int S>
     static Bytes shl(Bytes q) {
@@ -164,16 +181,6 @@ struct ChunkOps {
         for (auto& v : q.v) v &= m;
         return q;
     }
-    // Per 128-bit lane k: 64-bit word 2k + Hi of a, then that of b.
-    template <int Hi>
-    static Bytes interleave64(const Bytes& a, const Bytes& b) {
-        Bytes r;
-        for (int k = 0; k < 4; ++k) {
-            std::memcpy(r.v + 16 * k, a.v + 16 * k + 8 * Hi, 8);
-            std::memcpy(r.v + 16 * k + 8, b.v + 16 * k + 8 * Hi, 8);
-        }
-        return r;
-    }
     static Bytes set_where(Bytes q, uint64_t bits, uint8_t v) {
         for (int j = 0; j < 64; ++j) q.v[j] |= ((bits >> j) & 1) ? v : 0;
         return q;
@@ -189,6 +196,15 @@ struct ChunkOps {
         for (int l = 0; l < 8; ++l) {
             uint16_t h;
             std::memcpy(&h, p + Stride * l, 2);
+            r.v[l] = fp16_to_fp32(h);
+        }
+        return r;
+    }
+    static Acc first_halves(const Bytes& w) {
+        Acc r{};
+        for (int l = 0; l < 8; ++l) {
+            uint16_t h;
+            std::memcpy(&h, w.v + 2 * l, 2);
             r.v[l] = fp16_to_fp32(h);
         }
         return r;

@@ -113,9 +113,23 @@ struct ChunkOps<xsimd::avx512bw> {
         return _mm512_and_si512(_mm512_srli_epi16(q, S), _mm512_set1_epi8(char(m)));
     }
     template <std::array<int16_t, 32> Index>
-    static Bytes words(const uint8_t* p) {
+    static Bytes words(const uint8_t* a, const uint8_t* b) {
         static constexpr std::array<int16_t, 32> kIndex = Index;
-        return window_words(p, kIndex.data());
+        return _mm512_permutex2var_epi16(load_pair(a, a + 32), _mm512_loadu_si512(kIndex.data()), load_pair(b, b + 32));
+    }
+    template <std::array<int8_t, 16> Index>
+    static Bytes dwords(Bytes a, Bytes b) {
+        static constexpr std::array<int32_t, 16> kIndex = [] {
+            std::array<int32_t, 16> idx{};
+            for (size_t i = 0; i < 16; ++i) idx[i] = Index[i];
+            return idx;
+        }();
+        return _mm512_permutex2var_epi32(a, _mm512_loadu_si512(kIndex.data()), b);
+    }
+    template <std::array<uint32_t, 16> Mask>
+    static Bytes and_lanes(Bytes q) {
+        static constexpr std::array<uint32_t, 16> kMask = Mask;
+        return _mm512_and_si512(q, _mm512_loadu_si512(kMask.data()));
     }
     template <int S>
     static Bytes shl(Bytes q) {
@@ -124,10 +138,6 @@ struct ChunkOps<xsimd::avx512bw> {
     static Bytes or_(Bytes a, Bytes b) { return _mm512_or_si512(a, b); }
     static Bytes xor_(Bytes q, uint8_t m) { return _mm512_xor_si512(q, _mm512_set1_epi8(char(m))); }
     static Bytes and_(Bytes q, uint8_t m) { return _mm512_and_si512(q, _mm512_set1_epi8(char(m))); }
-    template <int Hi>
-    static Bytes interleave64(Bytes a, Bytes b) {
-        return Hi ? _mm512_unpackhi_epi64(a, b) : _mm512_unpacklo_epi64(a, b);
-    }
     static Bytes set_where(Bytes q, uint64_t bits, uint8_t v) {
         return _mm512_mask_add_epi8(q, __mmask64(bits), q, _mm512_set1_epi8(char(v)));
     }
@@ -141,6 +151,7 @@ struct ChunkOps<xsimd::avx512bw> {
         const __m512i words = HalvesWindows<Stride, Readable>::words(p);
         return _mm512_zextps256_ps512(_mm256_cvtph_ps(_mm512_castsi512_si128(words)));
     }
+    static Acc first_halves(Bytes w) { return _mm512_zextps256_ps512(_mm256_cvtph_ps(_mm512_castsi512_si128(w))); }
     static Acc high8(Acc v) { return _mm512_zextps256_ps512(_mm512_extractf32x8_ps(v, 1)); }
     static Acc from_u8(uint64_t lo, uint64_t hi) {
         return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_set_epi64x(int64_t(hi), int64_t(lo))));

@@ -81,36 +81,53 @@ struct Q4_0 {
         static auto chunk(const Block* span) {
             return Ops::template nibble_chunk<C>(span);
         }
+        // The span's 8 d, gathered from the same two 64-byte windows (at 0 and
+        // 72) that stable chunks 0 and 1 read, so the matvec loads them once.
         template <class Ops>
         static void scales(const Block* span, typename Ops::Acc& scale, typename Ops::Acc&) {
-            scale = Ops::template span_halves<offsetof(Block, d)>(span);
+            const auto* p = reinterpret_cast<const uint8_t*>(span);
+            scale = Ops::first_halves(Ops::template words<kDWords>(p, p + kSecondHalf));
         }
         // The matvec's lane-stable chunks (kernels/cpu/matmul/stable_lanes.hpp):
-        // the qs of blocks 4h .. 4h + 3 gathered one block per 128-bit lane
-        // (one word permute of the 128 bytes from byte 16h of the span; qs
-        // starts at an even offset in every block), their low nibbles in chunk
-        // 2h, their high nibbles in 2h + 1: a lane keeps its block in both.
+        // chunk C holds 8 values of each of the span's 8 blocks, 2 lanes per
+        // block, so every chunk has the same lane -> block map and all four
+        // add up as integers, scaled once per span. Chunks 0 and 1: the low
+        // and high nibbles of qs bytes 0..7; chunks 2 and 3: of bytes 8..15.
+        // Blocks 0..3 are gathered from the 64 bytes at 8h, blocks 4..7 from
+        // those at 72 + 8h (one word permute; qs starts at an even offset).
         template <class Ops, int C>
         static auto stable_chunk(const Block* span) {
-            const auto qs = Ops::template words<kQsWords[C / 2]>(reinterpret_cast<const uint8_t*>(span) + 16 * (C / 2));
+            constexpr int h = C / 2;
+            const auto* p = reinterpret_cast<const uint8_t*>(span) + 8 * h;
+            const auto qs = Ops::template words<kQsWords>(p, p + kSecondHalf);
             if constexpr (C % 2 == 0)
                 return Ops::and_(qs, 0x0F);
             else
                 return Ops::template bits<4>(qs, 0x0F);
         }
-        static constexpr int stable_value(int C, int p) { return 32 * (4 * (C / 2) + p / 16) + 16 * (C % 2) + p % 16; }
+        static constexpr int stable_value(int C, int p) { return 32 * (p / 8) + 16 * (C % 2) + 8 * (C / 2) + p % 8; }
 
     private:
-        // Word 8b + j of the gather for blocks 4h .. 4h + 3: word j of block 4h + b's qs.
-        static constexpr std::array<std::array<int16_t, 32>, 2> kQsWords = [] {
-            std::array<std::array<int16_t, 32>, 2> w{};
-            for (int h = 0; h < 2; ++h)
-                for (int i = 0; i < 32; ++i)
-                    w[size_t(h)][size_t(i)] =
-                        int16_t((int(sizeof(Block)) * (4 * h + i / 8) + int(offsetof(Block, qs)) - 16 * h) / 2 + i % 8);
+        static constexpr int kSecondHalf = 4 * int(sizeof(Block));  // blocks 4..7 start here
+        // Word i of a gather from the windows at byte 8h and kSecondHalf + 8h:
+        // word i % 4 of qs byte 8h of block i / 4 (the same index for both h).
+        static constexpr std::array<int16_t, 32> kQsWords = [] {
+            std::array<int16_t, 32> w{};
+            for (int i = 0; i < 32; ++i) {
+                const int b = i / 4;
+                w[size_t(i)] = int16_t((int(sizeof(Block)) * (b % 4) + int(offsetof(Block, qs))) / 2 + i % 4 + 32 * (b / 4));
+            }
             return w;
         }();
-        static_assert(sizeof(Block) == 18 && offsetof(Block, qs) % 2 == 0);
+        // Words 0..7: the d of blocks 0..7 from the windows at 0 and kSecondHalf.
+        static constexpr std::array<int16_t, 32> kDWords = [] {
+            std::array<int16_t, 32> w{};
+            for (int b = 0; b < 8; ++b)
+                w[size_t(b)] = int16_t((int(sizeof(Block)) * (b % 4) + int(offsetof(Block, d))) / 2 + 32 * (b / 4));
+            return w;
+        }();
+        static_assert(sizeof(Block) == 18 && offsetof(Block, qs) % 2 == 0 && offsetof(Block, d) % 2 == 0);
+        static_assert(3 * sizeof(Block) + offsetof(Block, qs) + 16 <= 8 + 64);  // block 3's qs 8..15 in the first window
     };
 };
 static_assert(QuantType<Q4_0> && matches_format<Q4_0>());

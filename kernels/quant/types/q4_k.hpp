@@ -70,23 +70,39 @@ struct Q4_K {
             scales_rows<Ops, 1>(&span, &scale, &min);
         }
         // The matvec's lane-stable chunks (kernels/cpu/matmul/stable_lanes.hpp):
-        // qs's two 64-byte halves interleaved by 64-bit words within 128-bit
-        // lanes (chunks 0, 2: the even words, 1, 3: the odd ones), low nibbles
-        // in chunks 0 and 1, high nibbles in place in 2 and 3. Byte t of qs
-        // holds values 64 (t / 32) + t % 32 (low) and 32 more (high), so each
-        // lane keeps one group in chunks 0-1 and another in chunks 2-3. The
-        // halves are read 32 bytes at a time: 64-byte reads across cache lines
-        // made the matvec from DRAM 25% slower (Zen 5).
+        // chunk C holds 8 values of each of the span's 8 groups, 2 lanes per
+        // group, so every chunk has the same lane -> group map and all four
+        // add up as integers, scaled once per span. Qs byte 32s + i holds
+        // value 64s + i of group 2s (low nibble) and 64s + 32 + i of group
+        // 2s + 1 (high nibble, left in place); chunk C takes bytes 8C..8C + 7
+        // of each 32, once for each nibble: one lane permute of the two
+        // 64-byte halves of qs (read 32 bytes at a time: 64-byte reads across
+        // cache lines made the matvec from DRAM 25% slower on Zen 5).
         template <class Ops, int C>
         static auto stable_chunk(const Block* span) {
-            const auto words = Ops::template interleave64<C % 2>(Ops::pair(span->qs, span->qs + 32),
-                                                                 Ops::pair(span->qs + 64, span->qs + 96));
-            return Ops::and_(words, C < 2 ? 0x0F : 0xF0);
+            const auto qs = Ops::template dwords<kQsLanes[C]>(Ops::pair(span->qs, span->qs + 32),
+                                                              Ops::pair(span->qs + 64, span->qs + 96));
+            return Ops::template and_lanes<kNibbleMasks>(qs);
         }
         static constexpr int stable_value(int C, int p) {
-            const int j = p / 8, t = 8 * ((j % 2) * 8 + j / 2 * 2 + C % 2) + p % 8;  // the qs byte
-            return 64 * (t / 32) + 32 * (C / 2) + t % 32;
+            const int k = p / 8;  // the qword: group k
+            return 64 * (k / 2) + 32 * (k % 2) + 8 * C + p % 8;
         }
+
+    private:
+        // Lane 2k + e of chunk C: lane 2C + e of the 32 qs bytes of group k (8 lanes per 32 bytes).
+        static constexpr std::array<std::array<int8_t, 16>, 4> kQsLanes = [] {
+            std::array<std::array<int8_t, 16>, 4> idx{};
+            for (int c = 0; c < 4; ++c)
+                for (int l = 0; l < 16; ++l) idx[size_t(c)][size_t(l)] = int8_t(8 * (l / 4) + 2 * c + l % 2);
+            return idx;
+        }();
+        // Even groups' lanes keep the low nibbles, odd groups' the high ones.
+        static constexpr std::array<uint32_t, 16> kNibbleMasks = [] {
+            std::array<uint32_t, 16> m{};
+            for (int l = 0; l < 16; ++l) m[size_t(l)] = (l / 2) % 2 ? 0xF0F0F0F0u : 0x0F0F0F0Fu;
+            return m;
+        }();
     };
 };
 static_assert(QuantType<Q4_K> && matches_format<Q4_K>());
