@@ -25,6 +25,9 @@
 #                           invocation: shaders/matvec_staged.glsl), for the
 #                           types with matvec_idot_<type> whose part also
 #                           has an `#ifdef MV_STAGED` section
+#   matvec_staged_idot16_<type>
+#                           the same with 16-bit x (MV_X16 too: two signed
+#                           bytes a value, ActivationPrecision::Q16)
 #   matvec_staged_<type>    the same with F32 x (MV_STAGED and
 #                           MV_STAGED_F32), for the types whose part has
 #                           both sections
@@ -113,6 +116,9 @@ foreach(_type IN LISTS TESSERA_ENABLED_QUANT_TYPES)
   if(_staged AND _idot AND TESSERA_VULKAN_INT_DOT)
     _tessera_variant("matvec_staged_idot_${_stem}" "#define MV_IDOT 1\n#define MV_STAGED 1\n" ${_stem} matvec)
     list(APPEND TESSERA_SHADER_NAMES "matvec_staged_idot_${_stem}")
+    _tessera_variant("matvec_staged_idot16_${_stem}" "#define MV_IDOT 1\n#define MV_STAGED 1\n#define MV_X16 1\n"
+                     ${_stem} matvec)
+    list(APPEND TESSERA_SHADER_NAMES "matvec_staged_idot16_${_stem}")
   endif()
 endforeach()
 message(STATUS "tessera Vulkan weight types: ${TESSERA_VULKAN_QUANT_TYPES}")

@@ -1,9 +1,13 @@
-// The main() of matvec_staged_<type> and matvec_staged_idot_<type>
-// (shaders/quant/matvec.glsl with MV_STAGED, and MV_IDOT for the second).
+// The main() of matvec_staged_<type>, matvec_staged_idot_<type> and
+// matvec_staged_idot16_<type> (shaders/quant/matvec.glsl with MV_STAGED,
+// MV_IDOT for the second, MV_IDOT and MV_X16 for the third).
 // The workgroup first stages x (after any prologue) in shared memory, in
 // blocks of 32 values: as F32, or rounded to signed bytes, each block scaled
 // by its largest magnitude / 127 (MV_IDOT: 8-bit activations, packed integer
-// dot products). Then each subgroup takes ROWS rows at a time, each
+// dot products), or rounded to 16 bits, each block scaled by its largest
+// magnitude / 32639 and each value v kept as two signed bytes, v = 256 hi +
+// lo (MV_X16: the CPU's 16-bit activations, kernels/cpu/matmul/activations.hpp;
+// the type's byte dot runs once on each). Then each subgroup takes ROWS rows at a time, each
 // invocation whole units of them: one load of a unit's quants per row, its x
 // from shared memory, no barrier after the staging. A large workgroup (few
 // workgroups) stages x and computes a fused prologue, swiglu's exp included,
@@ -31,18 +35,28 @@
 layout(constant_id = 9) const uint GROUP_ROWS = 1;
 // Blocks of x staged: COLS * k / 32.
 layout(constant_id = 8) const uint STAGED_BLOCKS = 1;
+#ifdef MV_X16
+const uint XQ_PLANES = 2;  // x's high bytes, then its low ones
+#else
+const uint XQ_PLANES = 1;
+#endif
 #ifdef MV_IDOT
 // Block b's first 16 bytes are at xq[b], its last 16 at xq[XQ_HALF + b], so
 // that neighbouring invocations, each reading its own block, read
 // neighbouring 16 bytes: 16 banks apart, the two halves of 4 neighbouring
 // blocks staged by 32 invocations do not conflict.
 const uint XQ_HALF = (STAGED_BLOCKS + 7) / 8 * 8 + 4;
-shared uvec4 xq[2 * XQ_HALF];
+#ifdef MV_X16
+const float XQ_MAX = 32639.0;  // 127 * 256 + 127: hi = (v + 128) >> 8 stays within [-127, 127]
+#else
+const float XQ_MAX = 127.0;
+#endif
+shared uvec4 xq[XQ_PLANES * 2 * XQ_HALF];
 shared float xq_scale[STAGED_BLOCKS];
 #ifdef MV_UNIT_HALVES
-shared vec2 xq_sum[STAGED_BLOCKS];  // each block's sums of bytes: of values 0..15, of all
+shared vec2 xq_sum[XQ_PLANES * STAGED_BLOCKS];  // each block's sums of bytes: of values 0..15, of all
 #else
-shared float xq_sum[STAGED_BLOCKS];  // each block's sum of bytes
+shared float xq_sum[XQ_PLANES * STAGED_BLOCKS];  // each block's sum of bytes
 #endif
 #else
 // Values 4j..4j+3 of block b at xf[j * XF_STRIDE + b]: neighbouring
@@ -63,19 +77,26 @@ void stage_piece(uint at, vec4 v) {
     const vec4 m = abs(v);
     float top = max(max(m.x, m.y), max(m.z, m.w));
     for (uint d = 1; d < 8; d *= 2) top = max(top, subgroupShuffleXor(top, d));
-    const uint q = round_bytes(v * (top > 0.0 ? 127.0 / top : 0.0));
-    float sum = small_int_float(sdot4(q, 0x01010101u));
-    for (uint d = 1; d < 4; d *= 2) sum += subgroupShuffleXor(sum, d);
-#ifdef MV_UNIT_HALVES
-    const vec2 sums = vec2(sum, sum + subgroupShuffleXor(sum, 4));
+    const vec4 scaled = v * (top > 0.0 ? XQ_MAX / top : 0.0);
+#ifdef MV_X16
+    const ivec4 whole = round_ints(scaled), high = (whole + 128) >> 8;
+    const uint planes[XQ_PLANES] = uint[](pack_bytes(high), pack_bytes(whole - 256 * high));
 #else
-    const float sums = sum + subgroupShuffleXor(sum, 4);
+    const uint planes[XQ_PLANES] = uint[](round_bytes(scaled));
 #endif
-    xq[at % 8 / 4 * XQ_HALF + blk][at % 4] = q;
-    if (at % 8 == 0) {
-        xq_scale[blk] = top / 127.0;
-        xq_sum[blk] = sums;
+    for (uint plane = 0; plane < XQ_PLANES; ++plane) {
+        const uint q = planes[plane];
+        float sum = small_int_float(sdot4(q, 0x01010101u));
+        for (uint d = 1; d < 4; d *= 2) sum += subgroupShuffleXor(sum, d);
+#ifdef MV_UNIT_HALVES
+        const vec2 sums = vec2(sum, sum + subgroupShuffleXor(sum, 4));
+#else
+        const float sums = sum + subgroupShuffleXor(sum, 4);
+#endif
+        xq[(2 * plane + at % 8 / 4) * XQ_HALF + blk][at % 4] = q;
+        if (at % 8 == 0) xq_sum[plane * STAGED_BLOCKS + blk] = sums;
     }
+    if (at % 8 == 0) xq_scale[blk] = top / XQ_MAX;
 #else
     xf[at % 8 * XF_STRIDE + blk] = v;
 #endif
@@ -112,21 +133,23 @@ const uint UNIT_SHARE = 2;  // units per MV_UNIT_BLOCKS blocks
 const uint UNIT_SHARE = 1;
 #endif
 
-// Token t's x for unit u.
-MvX unit_x(uint t, uint u) {
+// Token t's x for unit u; with MV_X16, its high bytes (plane 0, their
+// scale times 256) or low bytes (plane 1).
+MvX unit_x(uint t, uint u, uint plane) {
     MvX x;
     for (uint i = 0; i < MV_UNIT_BLOCKS; ++i) {
         const uint blk = t * p.k / 32 + u / UNIT_SHARE * MV_UNIT_BLOCKS + i;
 #ifdef MV_IDOT
-        x.d[i] = xq_scale[blk];
+        const uint first = 2 * plane * XQ_HALF, sum_at = plane * STAGED_BLOCKS + blk;
+        x.d[i] = XQ_PLANES > 1 && plane == 0 ? 256.0 * xq_scale[blk] : xq_scale[blk];
 #ifdef MV_UNIT_HALVES
-        x.lo[i] = xq[u % 2 * XQ_HALF + blk];
+        x.lo[i] = xq[first + u % 2 * XQ_HALF + blk];
         x.hi[i] = uvec4(0);
-        x.sum[i] = u % 2 == 0 ? xq_sum[blk].x : xq_sum[blk].y - xq_sum[blk].x;
+        x.sum[i] = u % 2 == 0 ? xq_sum[sum_at].x : xq_sum[sum_at].y - xq_sum[sum_at].x;
 #else
-        x.lo[i] = xq[blk];
-        x.hi[i] = xq[XQ_HALF + blk];
-        x.sum[i] = xq_sum[blk];
+        x.lo[i] = xq[first + blk];
+        x.hi[i] = xq[first + XQ_HALF + blk];
+        x.sum[i] = xq_sum[sum_at];
 #endif
 #else
         for (uint j = 0; j < 8; ++j) x.v[8 * i + j] = xf[j * XF_STRIDE + blk];
@@ -147,10 +170,11 @@ void rows_of_subgroup(uint row0, uint col0) {
     for (uint u = lane; u < units; u += gl_SubgroupSize) {
         MvUnit w[ROWS];  // every row's loads first
         for (uint r = 0; r < ROWS; ++r) w[r] = mv_unit(wrow[r], u);
-        for (uint t = 0; t < COLS; ++t) {
-            const MvX x = unit_x(t, u);
-            for (uint r = 0; r < ROWS; ++r) acc[r][t] += mv_unit_dot(w[r], x);
-        }
+        for (uint t = 0; t < COLS; ++t)
+            for (uint plane = 0; plane < XQ_PLANES; ++plane) {
+                const MvX x = unit_x(t, u, plane);
+                for (uint r = 0; r < ROWS; ++r) acc[r][t] += mv_unit_dot(w[r], x);
+            }
     }
     float sums[ROWS][COLS];  // in every invocation
     for (uint r = 0; r < ROWS; ++r)

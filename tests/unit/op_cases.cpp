@@ -225,6 +225,13 @@ std::vector<OpCase> op_cases() {
     for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16}) {
         if (find_quant_type(type) == nullptr) continue;
         const std::string name(ggml_type_traits(type).name);
+        // 16-bit activations (the default) keep about 15 bits of x: far below
+        // the 8-bit bound above (a matvec that rounded x to 8 bits fails it).
+        for (int64_t m : {1, 3})
+            v.push_back({"matmul_" + name + "_q16_m" + std::to_string(m), [type, m](Graph& g) {
+                             Tensor* w = g.weight("w", type, {512, 13, 1, 1}, weights_of(type, 512, 13).data());
+                             return matmul(w, in(g, "in_x", {512, m, 1, 1}), ActivationPrecision::Q16);
+                         }, 1e-8});
         for (int64_t m : {1, 3, 17}) {
             v.push_back({"matmul_" + name + "_plus_residual_m" + std::to_string(m), [type, m](Graph& g) {
                              Tensor* w = g.weight("w", type, {256, 13, 1, 1}, weights_of(type, 256, 13).data());

@@ -247,8 +247,9 @@ void run_matvecs(const std::shared_ptr<VulkanBackend>& vulkan, GgmlType type) {
 
 // Q4_0 and Q6_K matvecs run the staged variants (shaders/matvec_staged.glsl)
 // wherever the device allows them, as lavapipe does in CI: x staged as bytes
-// with 8-bit activations (Q6_K in units of half blocks), as F32 with 16-bit
-// ones (Q4_0; Q6_K keeps the chunked variant there).
+// with 8-bit activations (Q6_K in units of half blocks), as two planes of
+// bytes with 16-bit ones where the device has integer dot products, else as
+// F32 (Q4_0; Q6_K keeps the chunked variant there).
 TEST(VulkanRecording, MatvecsStageXWhereTheDeviceCan) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     const VulkanDeviceInfo& info = vulkan->device().info();
@@ -258,10 +259,12 @@ TEST(VulkanRecording, MatvecsStageXWhereTheDeviceCan) {
     run_matvecs(vulkan, GgmlType::Q4_0);
     run_matvecs(vulkan, GgmlType::Q6_K);
     PipelineCache& pipelines = vulkan->device().pipelines();
-    EXPECT_TRUE(pipelines.created("matvec_staged_q4_0"));
     if (info.int_dot) {
-        EXPECT_TRUE(pipelines.created("matvec_staged_idot_q4_0"));
-        EXPECT_TRUE(pipelines.created("matvec_staged_idot_q6_k"));
+        for (const char* shader : {"matvec_staged_idot_q4_0", "matvec_staged_idot_q6_k", "matvec_staged_idot16_q4_0",
+                                   "matvec_staged_idot16_q6_k"})
+            EXPECT_TRUE(pipelines.created(shader)) << shader;
+    } else {
+        EXPECT_TRUE(pipelines.created("matvec_staged_q4_0"));
     }
 }
 

@@ -125,14 +125,19 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
             .x = row_layout(x, bx, 4)};
 }
 
+// How a staged variant holds x (shaders/matvec_staged.glsl).
+enum class StagedX { F32, Bytes, Bytes16 };
+
 // Shared memory of a staged variant for `cols` tokens of k values and a
 // workgroup of `group` (shaders/matvec_staged.glsl): per block of 32 values
-// two padded halves of 16 bytes, a scale and one or two sums (bytes) or 8 vec4s (F32,
-// padded by one vec4 per 8 blocks); and a float per token and subgroup.
-uint32_t staged_shared_bytes(bool idot, uint32_t k, uint32_t cols, uint32_t group) {
+// two padded halves of 16 bytes, a scale and one or two sums per plane of
+// bytes (two planes with 16-bit x), or 8 vec4s (F32, padded by one vec4 per
+// 8 blocks); and a float per token and subgroup.
+uint32_t staged_shared_bytes(StagedX x, uint32_t k, uint32_t cols, uint32_t group) {
     const uint32_t blocks = cols * k / 32, per_subgroup = cols * group / kStagedMinSubgroup * 4;
-    if (idot) return 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * 12 + per_subgroup;
-    return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + per_subgroup;
+    if (x == StagedX::F32) return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + per_subgroup;
+    const uint32_t planes = x == StagedX::Bytes16 ? 2 : 1;
+    return planes * 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * (4 + planes * 8) + per_subgroup;
 }
 
 struct MatvecVariant {
@@ -141,26 +146,32 @@ struct MatvecVariant {
 };
 
 // The matvec variant for weights of `type` and `cols` tokens of k values:
-// with 8-bit activations, one with integer dot products where the type, the
-// build and the device have it; staged where the type has that variant and
-// its shared memory fits, else chunked.
+// with integer dot products where the type, the build and the device have
+// them (8-bit activations: staged or chunked; 16-bit: staged only), else
+// with F32 x; staged where the type has that variant and its shared memory
+// fits, else chunked.
 MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k,
                              uint32_t cols) {
     const VulkanDeviceInfo& info = device.info();
     const bool can_stage = info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
                            kStagedRows * cols <= kStagedMinSubgroup && k % 32 == 0;
-    // The staged variant of skeleton `kind` where it applies, else the chunked one.
-    auto variant = [&](std::string_view kind, bool idot) -> MatvecVariant {
-        std::string staged = weight_shader(idot ? "matvec_staged_idot" : "matvec_staged", type);
-        if (can_stage && find_shader(staged) &&
-            staged_shared_bytes(idot, k, cols, device.strided_group_size(kStagedGroup)) <=
-                device.limits().maxComputeSharedMemorySize)
-            return {std::move(staged), true};
-        return {weight_shader(kind, type), false};
+    auto stages = [&](const std::string& shader, StagedX x) {
+        return can_stage && find_shader(shader) &&
+               staged_shared_bytes(x, k, cols, device.strided_group_size(kStagedGroup)) <=
+                   device.limits().maxComputeSharedMemorySize;
     };
-    if (precision == ActivationPrecision::Q8 && info.int_dot && find_shader(weight_shader("matvec_idot", type)))
-        return variant("matvec_idot", true);
-    return variant("matvec", false);
+    if (precision == ActivationPrecision::Q8 && info.int_dot && find_shader(weight_shader("matvec_idot", type))) {
+        std::string staged = weight_shader("matvec_staged_idot", type);
+        if (stages(staged, StagedX::Bytes)) return {std::move(staged), true};
+        return {weight_shader("matvec_idot", type), false};
+    }
+    if (precision == ActivationPrecision::Q16 && info.int_dot) {
+        std::string staged = weight_shader("matvec_staged_idot16", type);
+        if (stages(staged, StagedX::Bytes16)) return {std::move(staged), true};
+    }
+    std::string staged = weight_shader("matvec_staged", type);
+    if (stages(staged, StagedX::F32)) return {std::move(staged), true};
+    return {weight_shader("matvec", type), false};
 }
 
 uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }

@@ -23,9 +23,15 @@ const float kIntMagic = 12582912.0;  // 1.5 * 2^23, bits 0x4B400000
 // v as a float, exactly, for |v| < 2^22.
 float small_int_float(int v) { return intBitsToFloat(v + 0x4B400000) - kIntMagic; }
 
-// v rounded to integers (to nearest, ties to even) as 4 signed bytes, for
-// v within [-127.5, 127.5] (x's pieces scaled by 127 / their largest magnitude).
-uint round_bytes(vec4 v) {
-    const uvec4 b = floatBitsToUint(v + kIntMagic) & 0xFFu;
+// v rounded to integers (to nearest, ties to even), for |v| < 2^22.
+ivec4 round_ints(vec4 v) { return floatBitsToInt(v + kIntMagic) - 0x4B400000; }
+
+// The low bytes of v's 4 integers, packed (v within [-128, 127]: signed bytes).
+uint pack_bytes(ivec4 v) {
+    const uvec4 b = uvec4(v) & 0xFFu;
     return b.x | b.y << 8 | b.z << 16 | b.w << 24;
 }
+
+// v rounded to integers as 4 signed bytes, for v within [-127.5, 127.5]
+// (x's pieces scaled by 127 / their largest magnitude).
+uint round_bytes(vec4 v) { return pack_bytes(round_ints(v)); }
