@@ -159,6 +159,7 @@ const int registered = [] {
             benchmark::RegisterBenchmark(("BM_MatvecHot/" + name).c_str(), BM_MatvecHot, id, act)
                 ->Args({2048, 256})
                 ->Args({2048, 1024})
+                ->Args({5632, 384})  // ffn down's rows: more activation bytes per row
                 ->ArgNames({"k", "n"})
                 ->UseManualTime()
                 ->Unit(benchmark::kMillisecond)
