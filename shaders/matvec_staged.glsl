@@ -7,11 +7,11 @@
 // dot products), or rounded to 16 bits, each block scaled by its largest
 // magnitude / 32639 and each value v kept as two signed bytes, v = 256 hi +
 // lo (MV_X16: the CPU's 16-bit activations, kernels/cpu/matmul/activations.hpp;
-// the type's byte dot runs once on each). Then each subgroup takes ROWS rows at a time, each
-// invocation whole units of them: one load of a unit's quants per row, its x
-// from shared memory, no barrier after the staging. A large workgroup (few
-// workgroups) stages x and computes a fused prologue, swiglu's exp included,
-// few times over.
+// the type's byte dot runs once on each). Then each subgroup takes ROWS rows
+// at a time, each invocation whole units of them: one load of a unit's
+// quants per row, its x from shared memory, no barrier after the staging. A
+// large workgroup (few workgroups) stages x and computes a fused prologue,
+// swiglu's exp included, few times over.
 //
 // The weight type's part defines, in an `#ifdef MV_STAGED` section:
 //

@@ -57,7 +57,7 @@ struct HalvesWindows {
 
     static __m512i words(const uint8_t* p) {
         static constexpr std::array<int16_t, 32> kFirst = index(false), kSecondIndex = index(true);
-        if constexpr (kFromSecond == 0) {  // one window, read as a words() of it is (Q4_0's quants)
+        if constexpr (kFromSecond == 0) {  // one window
             return window_words(p, kFirst.data());
         } else {
             const __m512i w = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), _mm512_loadu_si512(kFirst.data()),
