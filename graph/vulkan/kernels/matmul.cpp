@@ -143,7 +143,20 @@ uint32_t staged_shared_bytes(StagedX x, uint32_t k, uint32_t cols, uint32_t grou
 struct MatvecVariant {
     std::string shader;
     bool staged;
+    uint32_t rows = kStagedRows;  // staged: rows per subgroup
 };
+
+// Rows per subgroup of the 16-bit staged variant: one where a row's unit
+// holds a byte or more per value (Q8_0) and no rope pairs rows (a pair is in
+// one subgroup), else kStagedRows. On an H200, tg128
+// q16, 1 / 2 / 4 rows, alternating twice: TinyLlama Q8_0 991-995 / 941-947 /
+// 818, Llama-2-7B Q8_0 303-304 / 295 / 316-318; TinyLlama Q4_0 1084 / 1115-1121
+// / 1026-1037, Q4_K_M 942-946 / 934-943 / 773-777, Llama-2-7B Q4_0 378-379 /
+// 418-419 / 398-399, Q4_K_M 284-287 / 313-317 / 287.
+uint32_t x16_rows(GgmlType type, bool rope) {
+    const GgmlTypeTraits& t = ggml_type_traits(type);
+    return t.block_bytes >= t.block_elems && !rope ? 1 : kStagedRows;
+}
 
 // The matvec variant for weights of `type` and `cols` tokens of k values:
 // with integer dot products where the type, the build and the device have
@@ -151,7 +164,7 @@ struct MatvecVariant {
 // with F32 x; staged where the type has that variant and its shared memory
 // fits, else chunked.
 MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k,
-                             uint32_t cols) {
+                             uint32_t cols, bool rope) {
     const VulkanDeviceInfo& info = device.info();
     const bool can_stage = info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
                            kStagedRows * cols <= kStagedMinSubgroup && k % 32 == 0;
@@ -167,7 +180,7 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
     }
     if (precision == ActivationPrecision::Q16 && info.int_dot) {
         std::string staged = weight_shader("matvec_staged_idot16", type);
-        if (stages(staged, StagedX::Bytes16)) return {std::move(staged), true};
+        if (stages(staged, StagedX::Bytes16)) return {std::move(staged), true, x16_rows(type, rope)};
     }
     std::string staged = weight_shader("matvec_staged", type);
     if (stages(staged, StagedX::F32)) return {std::move(staged), true};
@@ -233,14 +246,15 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.dst_ne1 = uint32_t(out.ne[1]);
     }
     VulkanDevice& device = rec.device();
-    const MatvecVariant variant = matvec_variant(device, w.type, mm.param<ActivationPrecision>(), push.k, cols);
+    const MatvecVariant variant =
+        matvec_variant(device, w.type, mm.param<ActivationPrecision>(), push.k, cols, f.rope != nullptr);
     std::vector<uint32_t> spec{0, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
                                uint32_t(f.store != nullptr), uint32_t(f16)};
     uint32_t group_rows = kMatvecRows;
     if (variant.staged) {
         spec[0] = device.strided_group_size(kStagedGroup);
-        spec[1] = kStagedRows;
-        group_rows = kStagedRows * std::max(spec[0] / device.info().subgroup_size, 1u);
+        spec[1] = variant.rows;
+        group_rows = variant.rows * std::max(spec[0] / device.info().subgroup_size, 1u);
         spec.insert(spec.end(), {push.k / 32 * cols, group_rows});
     } else {
         // At least a thread per row and token: each stores one.
