@@ -148,11 +148,13 @@ struct MatvecVariant {
 
 // Rows per subgroup of the 16-bit staged variant: one where a row's unit
 // holds a byte or more per value (Q8_0) and no rope pairs rows (a pair is in
-// one subgroup), else kStagedRows. On an H200, tg128
-// q16, 1 / 2 / 4 rows, alternating twice: TinyLlama Q8_0 991-995 / 941-947 /
-// 818, Llama-2-7B Q8_0 303-304 / 295 / 316-318; TinyLlama Q4_0 1084 / 1115-1121
-// / 1026-1037, Q4_K_M 942-946 / 934-943 / 773-777, Llama-2-7B Q4_0 378-379 /
-// 418-419 / 398-399, Q4_K_M 284-287 / 313-317 / 287.
+// one subgroup), else kStagedRows. On an H200, tg128 q16, 1 / 2 / 4 rows for
+// every such matvec (timing only: a rope-fused one computes wrong results with
+// 1), alternating twice: TinyLlama Q8_0 991-995 / 941-947 / 818, Llama-2-7B
+// Q8_0 303-304 / 295 / 316-318; TinyLlama Q4_0 1084 / 1115-1121 / 1026-1037,
+// Q4_K_M 942-946 / 934-943 / 773-777, Llama-2-7B Q4_0 378-379 / 418-419 /
+// 398-399, Q4_K_M 284-287 / 313-317 / 287. The rule: TinyLlama Q8_0 943-949 ->
+// 981-986, Llama-2-7B Q8_0 296 -> 306.5-307.
 uint32_t x16_rows(GgmlType type, bool rope) {
     const GgmlTypeTraits& t = ggml_type_traits(type);
     return t.block_bytes >= t.block_elems && !rope ? 1 : kStagedRows;
