@@ -17,8 +17,8 @@ void add_model_options(CLI::App& cmd, ModelInput& in) {
     cmd.add_option("--batch", in.batch, "Prompt tokens per graph pass")->capture_default_str();
     cmd.add_option("--kv-type", in.kv_type, "KV cache type")->check(CLI::IsMember({"f16", "f32"}))->capture_default_str();
     cmd.add_option("--activations", in.activations,
-                   "How matmuls round activations: q16 (close to exact; F32 on a GPU) or q8 (8-bit: llama.cpp's "
-                   "blocks on the CPU, integer dot products in a GPU's matvecs; faster)")
+                   "How matmuls round activations: q16 (16-bit blocks, close to exact) or q8 (8-bit: llama.cpp's "
+                   "blocks; a little faster)")
         ->check(CLI::IsMember({"q8", "q16"}))
         ->capture_default_str();
     cmd.add_option("--backend", in.backend,

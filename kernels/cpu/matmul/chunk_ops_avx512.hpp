@@ -35,10 +35,10 @@ inline __m512i load_pair(const void* lo, const void* hi) {
     return _mm512_inserti64x4(_mm512_zextsi256_si512(l), _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
 }
 
-// Word i: the 16-bit word at p + 2 index[i] (index[i] < 64), one vpermt2w of
-// the 128 bytes from p (read 32 bytes at a time).
-inline __m512i window_words(const uint8_t* p, const int16_t* index) {
-    return _mm512_permutex2var_epi16(load_pair(p, p + 32), _mm512_loadu_si512(index), load_pair(p + 64, p + 96));
+// Word i: word index[i] of the 64 bytes at a (index[i] < 32), else word
+// index[i] - 32 of those at b; one vpermt2w (read 32 bytes at a time).
+inline __m512i window_words(const uint8_t* a, const uint8_t* b, const int16_t* index) {
+    return _mm512_permutex2var_epi16(load_pair(a, a + 32), _mm512_loadu_si512(index), load_pair(b, b + 32));
 }
 
 // halves(): the 16-bit words at Stride * i (i < 8) come from two 128-byte
@@ -58,7 +58,7 @@ struct HalvesWindows {
     static __m512i words(const uint8_t* p) {
         static constexpr std::array<int16_t, 32> kFirst = index(false), kSecondIndex = index(true);
         if constexpr (kFromSecond == 0) {  // one window
-            return window_words(p, kFirst.data());
+            return window_words(p, p + 64, kFirst.data());
         } else {
             const __m512i w = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), _mm512_loadu_si512(kFirst.data()),
                                                         _mm512_loadu_si512(p + 64));
@@ -115,7 +115,7 @@ struct ChunkOps<xsimd::avx512bw> {
     template <std::array<int16_t, 32> Index>
     static Bytes words(const uint8_t* a, const uint8_t* b) {
         static constexpr std::array<int16_t, 32> kIndex = Index;
-        return _mm512_permutex2var_epi16(load_pair(a, a + 32), _mm512_loadu_si512(kIndex.data()), load_pair(b, b + 32));
+        return window_words(a, b, kIndex.data());
     }
     template <std::array<int8_t, 16> Index>
     static Bytes dwords(Bytes a, Bytes b) {
