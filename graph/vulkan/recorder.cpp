@@ -34,13 +34,18 @@ BoundTensor Recorder::bind(const Tensor& t) {
 
 BoundTensor Recorder::derived_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh) {
     const ScratchCopy wanted{{source.buffer, source.offset, source.offset + source.range}, form, bytes};
-    fresh = scratch_holds_ != wanted;
+    fresh = scratch_holds_ != wanted || scratch_.range < bytes;
+    const BoundTensor region = scratch(bytes);
+    scratch_holds_ = wanted;
+    return region;
+}
+
+BoundTensor Recorder::scratch(VkDeviceSize bytes) {
     if (scratch_.range < bytes) {  // earlier commands keep the smaller region
         const DeviceAllocation& a = scratch_owner_.emplace_back(device().memory().allocate(bytes, MemoryKind::Device));
         scratch_ = {.buffer = a.buffer, .offset = a.offset, .range = bytes};
-        fresh = true;
     }
-    scratch_holds_ = wanted;
+    scratch_holds_.reset();
     return {.buffer = scratch_.buffer, .offset = scratch_.offset, .range = bytes};
 }
 

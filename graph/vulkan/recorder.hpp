@@ -64,6 +64,9 @@ public:
     // v projections share one copy); else the caller writes it. Overwriting
     // it is ordered after its earlier readers like any other write.
     BoundTensor derived_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh);
+    // The same region as `bytes` of working memory for a kernel's partial
+    // results (none of derived_copy's copies survive it).
+    BoundTensor scratch(VkDeviceSize bytes);
     // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
     void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
 

@@ -131,6 +131,8 @@ std::vector<OpCase> op_cases() {
          }, 1e-7},
         // Several tiles of keys, a last one partly seen, n_past > 0.
         {"attention_decode_f16_cache_d128", [](Graph& g) { return cached_attention(g, 128, 8, 2, 1); }, 1e-7},
+        // TinyLlama's head_dim: 8 invocations share a key's scores where subgroups hold 8 (lavapipe's do).
+        {"attention_decode_f16_cache_d64_2_tokens", [](Graph& g) { return cached_attention(g, 64, 8, 2, 2); }, 1e-7},
         {"attention_prompt_f16_cache_d64", [](Graph& g) { return cached_attention(g, 64, 6, 2, 7); }, 1e-7,
          kTensorCoreAttention},
         {"attention_prompt_f32_permuted_d128", [](Graph& g) {
@@ -151,11 +153,18 @@ std::vector<OpCase> op_cases() {
              return attention(in(g, "in_q", {256, 7, 3, 1}), in(g, "in_k", {256, 40, 1, 1}), in(g, "in_v", {256, 40, 1, 1}),
                               positions_from(g, 30, 3), 0.06f);
          }, 1e-7},
-        // Generation shapes (attention_decode.comp): TinyLlama's heads over
-        // 1100 keys in chunks, the last partly seen; F32 K/V.
+        // Generation shapes (attention_decode.glsl): TinyLlama's heads over
+        // 1100 keys in 5 splits, the last partly seen; F32 K/V.
         {"attention_decode_f32_group8_long", [](Graph& g) {
              return attention(in(g, "in_q", {64, 32, 2, 1}), in(g, "in_k", {64, 1100, 4, 1}),
                               in(g, "in_v", {64, 1100, 4, 1}), positions_from(g, 1097, 2), 0.125f);
+         }, 1e-7},
+        // A long window: a row's keys split over workgroups of 256, joined by
+        // a second dispatch; positions 300 and 301 of 800 leave the last two
+        // splits without keys.
+        {"attention_decode_f16_split_empty_tail", [](Graph& g) {
+             return attention(in(g, "in_q", {64, 8, 2, 1}), f16_input(g, "in_k", {64, 800, 2, 1}),
+                              f16_input(g, "in_v", {64, 800, 2, 1}), positions_from(g, 300, 2), 0.125f);
          }, 1e-7},
         {"attention_decode_first_sees_nothing", [](Graph& g) {  // position -1 then 0: no keys, then one
              return attention(in(g, "in_q", {16, 2, 2, 1}), in(g, "in_k", {16, 3, 1, 1}), in(g, "in_v", {16, 3, 1, 1}),

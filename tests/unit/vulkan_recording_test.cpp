@@ -268,5 +268,33 @@ TEST(VulkanRecording, MatvecsStageXWhereTheDeviceCan) {
     }
 }
 
+// A token's attention over an F16 cache of head_dim 64 gives each key's
+// score to 8 invocations of 16-byte loads (attention_decode_lanes.comp)
+// wherever the device has subgroup shuffles over 8 or more, as lavapipe does
+// in CI; the op cases attention_decode_* check its results.
+TEST(VulkanRecording, DecodeAttentionSharesKeysAmongInvocationsWhereTheDeviceCan) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    const VulkanDeviceInfo& info = vulkan->device().info();
+    if (!info.subgroup_shuffle || info.subgroup_size < 8) GTEST_SKIP() << "no subgroup shuffles, or subgroups under 8";
+    const Shape kv_shape{64, 20, 2, 1};
+    std::vector<uint16_t> kc(64 * 20 * 2), vc(kc.size());
+    const std::vector<float> values = test::random_floats(2 * kc.size(), 5);
+    for (size_t i = 0; i < kc.size(); ++i) {
+        kc[i] = fp32_to_fp16(values[i]);
+        vc[i] = fp32_to_fp16(values[kc.size() + i]);
+    }
+    Graph g;
+    Tensor* q = g.input("q", GgmlType::F32, {64, 4, 1, 1});
+    Tensor* pos = g.input("pos", GgmlType::I32, {1, 1, 1, 1});
+    Tensor* out = attention(q, g.external("k", GgmlType::F16, kv_shape, kc.data()),
+                            g.external("v", GgmlType::F16, kv_shape, vc.data()), pos, 0.125f);
+    Executor ex(g, {out}, {.backends = {vulkan}});
+    test::fill(q, test::random_floats(256, 6));
+    static_cast<int32_t*>(pos->data)[0] = 19;
+    ex.run();
+    EXPECT_TRUE(vulkan->device().pipelines().created("attention_decode_lanes"));
+    EXPECT_FALSE(vulkan->device().pipelines().created("attention_decode"));
+}
+
 }  // namespace
 }  // namespace tessera

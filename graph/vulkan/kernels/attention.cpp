@@ -1,8 +1,10 @@
 // attention (shaders/attention.comp): workgroups of ROWS query rows of one
 // kv head, an online softmax over tiles of keys held in shared memory; for
-// a few tokens attention_decode.comp, for a prompt on a device with tensor
-// cores attention_coopmat.comp.
+// a few tokens attention_decode.glsl (its keys split over workgroups for
+// long contexts, then joined), for a prompt on a device with tensor cores
+// attention_coopmat.comp.
 #include <algorithm>
+#include <bit>
 #include <optional>
 
 #include "graph/vulkan/kernels/registry.hpp"
@@ -19,10 +21,29 @@ constexpr uint32_t kGroup = 128;
 // Tiles of 64 keys where they fit (TinyLlama's head_dim 64) were no faster
 // than 32 on an H200.
 constexpr uint32_t kMaxRows = 32;
-// attention_decode.comp's workgroup and keys per chunk.
+// attention_decode.glsl's workgroup and keys per chunk.
 constexpr uint32_t kDecodeGroup = 256, kDecodeChunk = 256;
+// From this many cached positions on, a decode row's keys are split over
+// workgroups of kDecodeChunk keys each, whose partial results a second
+// dispatch joins: one workgroup per row walked a long context's chunks one
+// after another.
+constexpr int64_t kSplitFromKeys = 512;
+constexpr uint32_t kJoinGroup = 32;
 // Shared memory grows with head_dim: at 256, 32 rows and a tile of 8 keys take 42 KiB.
 constexpr int64_t kMaxHeadDim = 256;
+
+// Invocations per key for attention_decode_lanes.comp's scores: one
+// 16-byte load each, so that a subgroup's loads read whole key rows
+// (attention_decode.comp's one invocation per key made each load of a
+// subgroup touch 32 rows); 0 where the device, K's alignment or head_dim
+// does not allow it.
+uint32_t decode_key_lanes(const VulkanDeviceInfo& info, const Tensor& k, const BoundTensor& bk, uint32_t head_dim) {
+    const uint32_t values = k.type == GgmlType::F16 ? 8 : 4, lanes = head_dim / values;
+    const bool aligned = bk.shift % 16 == 0 && k.nb[1] % 16 == 0 && k.nb[2] % 16 == 0;
+    const bool fits = head_dim % values == 0 && std::has_single_bit(lanes) && lanes <= info.subgroup_size &&
+                      kDecodeGroup % lanes == 0;
+    return info.subgroup_shuffle && aligned && fits ? lanes : 0;
+}
 
 struct Push {
     uint32_t n_q, n_head, n_head_kv, n_kv;
@@ -102,8 +123,8 @@ void record(const Tensor& out, Recorder& rec) {
                     out.param<AttentionParams>().scale};
     const uint32_t head_dim = uint32_t(q.ne[0]);
     const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
-    // A token or a few (generation): a workgroup per query row
-    // (attention_decode.comp) where K, V and the output are in 4-value
+    // A token or a few (generation): a workgroup per query row or split of
+    // its keys (attention_decode.glsl) where K, V and the output are in 4-value
     // pieces; else attention.comp, where for a prompt up to kMaxRows rows
     // share each tile of keys they load.
     const bool few_tokens = q.ne[2] <= 4;
@@ -114,8 +135,19 @@ void record(const Tensor& out, Recorder& rec) {
     };
     const bool kv_pieces = whole_pieces(bk, k, piece) && whole_pieces(bv, v, piece);
     if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces && whole_pieces(bo, out, 16)) {
-        rec.dispatch("attention_decode", {kDecodeGroup, head_dim, kDecodeChunk, uint32_t(k.type == GgmlType::F16)},
-                     {bq, bk, bv, bpos}, {bo}, push.in_pieces(true), uint64_t(k.ne[2]) * rows_per_kv_head);
+        const uint32_t lanes = decode_key_lanes(rec.device().info(), k, bk, head_dim);
+        const char* shader = lanes != 0 ? "attention_decode_lanes" : "attention_decode";
+        const uint64_t rows = uint64_t(k.ne[2]) * rows_per_kv_head;
+        const uint32_t splits = k.ne[1] >= kSplitFromKeys ? uint32_t((k.ne[1] + kDecodeChunk - 1) / kDecodeChunk) : 1;
+        const uint32_t f16 = k.type == GgmlType::F16, split_keys = splits > 1 ? kDecodeChunk : 0;
+        const std::vector<uint32_t> spec{kDecodeGroup, head_dim, kDecodeChunk, f16, lanes, split_keys};
+        if (splits == 1) {
+            rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {bo}, push.in_pieces(true), rows);
+            return;
+        }
+        const BoundTensor partials = rec.scratch(rows * splits * (head_dim + 2) * sizeof(float));
+        rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {partials}, push.in_pieces(true), rows, splits);
+        rec.dispatch("attention_decode_join", {kJoinGroup, head_dim, splits}, {partials}, {bo}, push.in_pieces(true), rows);
         return;
     }
     if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), k, v)) {
