@@ -12,8 +12,9 @@
 //      shuffles). Keys past the row's position take no part.
 //   2. the chunk's max and the probabilities, and the running max and sum
 //      rescaled (online softmax over the chunks)
-//   3. P V: the invocations are HEAD_DIM / 4 dims of 4 times SLICES slices
-//      of the keys; each accumulates its dims over its slice's keys
+//   3. P V: the invocations are HEAD_DIM / (4 V_PIECES) pieces of a value
+//      row (one load each) times SLICES slices of the keys; each accumulates
+//      its piece over its slice's keys
 // The slices' sums meet in shared memory at the end.
 //
 // graph/vulkan/kernels/attention.cpp picks this shader for a few tokens and
@@ -29,6 +30,9 @@ layout(constant_id = 3) const bool KV_F16 = false;
 // max, sum and P V as partials for attention_decode_join.comp
 // (flash-decoding: long contexts take more than a workgroup per row).
 layout(constant_id = 5) const uint SPLIT_KEYS = 0;
+// 4-value pieces of V per load in step 3: 2 (16 bytes) for an F16 V whose
+// rows start 16-byte aligned, else 1.
+layout(constant_id = 6) const uint V_PIECES = 1;
 #ifdef KEY_LANES_BY_SHUFFLE
 // Invocations per key in step 1: HEAD_DIM over the values of 16 bytes, a
 // power of 2 up to the subgroup size (graph/vulkan/kernels/attention.cpp).
@@ -41,6 +45,7 @@ layout(binding = 1, scalar) readonly buffer K16 { f16vec4 k16[]; };
 layout(binding = 1, scalar) readonly buffer K16x8 { uvec4 k16x8[]; };  // 8 values; with KEY_LANES, rows start 16-byte aligned
 layout(binding = 2, scalar) readonly buffer V32 { vec4 v32[]; };
 layout(binding = 2, scalar) readonly buffer V16 { f16vec4 v16[]; };
+layout(binding = 2, scalar) readonly buffer V16x8 { uvec4 v16x8[]; };  // with V_PIECES 2
 layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
 layout(binding = 4, scalar) writeonly buffer O { vec4 o[]; };
 layout(binding = 4, scalar) writeonly buffer Partials { float partials[]; };  // with SPLIT_KEYS
@@ -48,14 +53,23 @@ layout(binding = 4, scalar) writeonly buffer Partials { float partials[]; };  //
 #include "attention_decode_rows.glsl"
 
 const uint D4 = HEAD_DIM / 4;                   // 4-value pieces of a row
-const uint SLICES = gl_WorkGroupSize.x / D4;    // key slices of step 3
+const uint DV = D4 / V_PIECES;                  // loads of a value row in step 3
+const uint SLICES = gl_WorkGroupSize.x / DV;    // key slices of step 3
 
 shared vec4 qs[D4];          // the query, times scale
 shared float ps[CHUNK];      // the chunk's scores, then probabilities
-shared vec4 sums[gl_WorkGroupSize.x];  // each invocation's P V at the end
+shared vec4 sums[gl_WorkGroupSize.x * V_PIECES];  // each invocation's P V at the end
 
 vec4 key(uint at) { return KV_F16 ? vec4(k16[at]) : k32[at]; }
-vec4 value(uint at) { return KV_F16 ? vec4(v16[at]) : v32[at]; }
+// The 8 fp16 values of one 16-byte load.
+vec4[2] halves8(uvec4 u) {
+    return vec4[2](vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)), vec4(unpackHalf2x16(u.z), unpackHalf2x16(u.w)));
+}
+// Load j of the value row starting at piece row_at: its V_PIECES pieces.
+vec4[2] value_load(uint row_at, uint j) {
+    if (V_PIECES == 1) return vec4[2](KV_F16 ? vec4(v16[row_at + j]) : v32[row_at + j], vec4(0.0));
+    return halves8(v16x8[row_at / 2 + j]);
+}
 
 #ifdef KEY_LANES_BY_SHUFFLE
 // Step 1 with KEY_LANES invocations per key: invocation j of a key's lanes
@@ -64,11 +78,7 @@ vec4 value(uint at) { return KV_F16 ? vec4(v16[at]) : v32[at]; }
 const uint PIECES = KV_F16 ? 2 : 1;  // 4-value pieces per 16 bytes
 const uint KEYS_PER_PASS = gl_WorkGroupSize.x / KEY_LANES, UNROLL = 4;
 
-vec4[2] key_piece(uint row_at, uint j) {
-    if (!KV_F16) return vec4[2](k32[row_at + j], vec4(0.0));
-    const uvec4 u = k16x8[row_at / 2 + j];
-    return vec4[2](vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)), vec4(unpackHalf2x16(u.z), unpackHalf2x16(u.w)));
-}
+vec4[2] key_piece(uint row_at, uint j) { return KV_F16 ? halves8(k16x8[row_at / 2 + j]) : vec4[2](k32[row_at + j], vec4(0.0)); }
 
 // The chunk's scores into ps; returns this invocation's max of them.
 float scores(uint c0, uint seen, uint k0) {
@@ -98,8 +108,8 @@ float scores(uint c0, uint seen, uint k0) {
 void main() {
     const uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x, row = flat_group();
     if (row >= decode_rows()) return;
-    const DecodeRow at = decode_row(row);
-    const uint token = at.token, head = at.head, kv_head = at.kv_head;
+    const DecodeRow query = decode_row(row);
+    const uint token = query.token, head = query.head, kv_head = query.kv_head;
     const uint n_keys = uint(clamp(positions[p.pos_first + token] + 1, 0, int(p.n_kv)));
     const uint key_begin = SPLIT_KEYS == 0 ? 0 : min(gl_WorkGroupID.z * SPLIT_KEYS, n_keys);
     const uint key_end = SPLIT_KEYS == 0 ? n_keys : min(key_begin + SPLIT_KEYS, n_keys);
@@ -110,9 +120,9 @@ void main() {
     barrier();
 
     const uint k0 = p.k_first + kv_head * p.k_nb2, v0 = p.v_first + kv_head * p.v_nb2;
-    const uint dim = tid % D4, slice = tid / D4;  // step 3's piece of the output and slice of the keys
+    const uint load = tid % DV, slice = tid / DV;  // step 3's load of a value row and slice of the keys
     float run_max = NO_MAX, run_sum = 0.0;
-    vec4 acc = vec4(0.0);
+    vec4 acc[2] = vec4[2](vec4(0.0), vec4(0.0));
     for (uint c0 = key_begin; c0 < key_end; c0 += CHUNK) {
         const uint seen = min(CHUNK, key_end - c0);
 #ifdef KEY_LANES_BY_SHUFFLE
@@ -138,13 +148,16 @@ void main() {
         run_sum = run_sum * rescale + group_sum(sum);
         run_max = new_max;
         if (slice < SLICES) {
-            acc *= rescale;
-            for (uint t = slice; t < seen; t += SLICES) acc += ps[t] * value(v0 + (c0 + t) * p.v_nb1 + dim);
+            for (uint h = 0; h < V_PIECES; ++h) acc[h] *= rescale;
+            for (uint t = slice; t < seen; t += SLICES) {
+                const vec4[2] v = value_load(v0 + (c0 + t) * p.v_nb1, load);
+                for (uint h = 0; h < V_PIECES; ++h) acc[h] += ps[t] * v[h];
+            }
         }
         barrier();  // ps is read before the next chunk writes it
     }
 
-    sums[tid] = acc;
+    for (uint h = 0; h < V_PIECES; ++h) sums[V_PIECES * tid + h] = acc[h];  // piece slice * D4 + load * V_PIECES + h
     barrier();
     if (tid < D4) {
         vec4 total = vec4(0.0);

@@ -16,7 +16,7 @@ layout(binding = 1, scalar) writeonly buffer O { vec4 o[]; };
 void main() {
     const uint row = flat_group();
     if (row >= decode_rows()) return;
-    const DecodeRow at = decode_row(row);
+    const DecodeRow query = decode_row(row);
     float m = NO_MAX;
     for (uint s = 0; s < SPLITS; ++s) m = max(m, partials[partial_first(row, s, SPLITS, HEAD_DIM)]);
     float sum = 0.0;
@@ -30,6 +30,6 @@ void main() {
             const uint first = partial_first(row, s, SPLITS, HEAD_DIM), v = first + 2 + 4 * d;
             acc += exp(partials[first] - m) * vec4(partials[v], partials[v + 1], partials[v + 2], partials[v + 3]);
         }
-        o[p.o_first + at.head * p.o_nb1 + at.token * p.o_nb2 + d] = sum > 0.0 ? acc / sum : vec4(0.0);
+        o[p.o_first + query.head * p.o_nb1 + query.token * p.o_nb2 + d] = sum > 0.0 ? acc / sum : vec4(0.0);
     }
 }
