@@ -19,16 +19,14 @@ void main() {
     const DecodeRow query = decode_row(row);
     float m = NO_MAX;
     for (uint s = 0; s < SPLITS; ++s) m = max(m, partials[partial_first(row, s, SPLITS, HEAD_DIM)]);
-    float sum = 0.0;
-    for (uint s = 0; s < SPLITS; ++s) {
-        const uint first = partial_first(row, s, SPLITS, HEAD_DIM);
-        sum += exp(partials[first] - m) * partials[first + 1];
-    }
     for (uint d = gl_LocalInvocationID.x; d < HEAD_DIM / 4; d += gl_WorkGroupSize.x) {
+        float sum = 0.0;
         vec4 acc = vec4(0.0);
         for (uint s = 0; s < SPLITS; ++s) {
             const uint first = partial_first(row, s, SPLITS, HEAD_DIM), v = first + 2 + 4 * d;
-            acc += exp(partials[first] - m) * vec4(partials[v], partials[v + 1], partials[v + 2], partials[v + 3]);
+            const float weight = exp(partials[first] - m);
+            sum += weight * partials[first + 1];
+            acc += weight * vec4(partials[v], partials[v + 1], partials[v + 2], partials[v + 3]);
         }
         o[p.o_first + query.head * p.o_nb1 + query.token * p.o_nb2 + d] = sum > 0.0 ? acc / sum : vec4(0.0);
     }

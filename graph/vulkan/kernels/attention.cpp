@@ -28,9 +28,14 @@ constexpr uint32_t kDecodeGroup = 256, kDecodeChunk = 256;
 // dispatch joins: one workgroup per row walked a long context's chunks one
 // after another.
 constexpr int64_t kSplitFromKeys = 512;
-constexpr uint32_t kJoinGroup = 32;
+constexpr uint32_t kJoinGroup = 32;  // attention_decode_join.comp's invocations: 4 values of a row each
 // Shared memory grows with head_dim: at 256, 32 rows and a tile of 8 keys take 42 KiB.
 constexpr int64_t kMaxHeadDim = 256;
+
+// Whether t's start and strides are whole pieces of `bytes` (Push::in_pieces can count them).
+bool whole_pieces(const BoundTensor& b, const Tensor& t, uint32_t bytes) {
+    return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0;
+}
 
 // Invocations per key for attention_decode_lanes.comp's scores: one
 // 16-byte load each, so that a subgroup's loads read whole key rows
@@ -39,7 +44,7 @@ constexpr int64_t kMaxHeadDim = 256;
 // does not allow it.
 uint32_t decode_key_lanes(const VulkanDeviceInfo& info, const Tensor& k, const BoundTensor& bk, uint32_t head_dim) {
     const uint32_t values = k.type == GgmlType::F16 ? 8 : 4, lanes = head_dim / values;
-    const bool aligned = bk.shift % 16 == 0 && k.nb[1] % 16 == 0 && k.nb[2] % 16 == 0;
+    const bool aligned = whole_pieces(bk, k, 16);
     const bool fits = head_dim % values == 0 && std::has_single_bit(lanes) && lanes <= info.subgroup_size &&
                       kDecodeGroup % lanes == 0;
     return info.subgroup_shuffle && aligned && fits ? lanes : 0;
@@ -129,10 +134,6 @@ void record(const Tensor& out, Recorder& rec) {
     // share each tile of keys they load.
     const bool few_tokens = q.ne[2] <= 4;
     const uint32_t piece = 4 * kv_bytes;
-    // Whether t's start and strides are whole pieces of `bytes` (Push::in_pieces can count them).
-    auto whole_pieces = [&](const BoundTensor& b, const Tensor& t, uint32_t bytes) {
-        return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0;
-    };
     const bool kv_pieces = whole_pieces(bk, k, piece) && whole_pieces(bv, v, piece);
     if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces && whole_pieces(bo, out, 16)) {
         const uint32_t lanes = decode_key_lanes(rec.device().info(), k, bk, head_dim);
