@@ -52,11 +52,12 @@ const float XQ_MAX = 32639.0;  // 127 * 256 + 127: hi = (v + 128) >> 8 stays wit
 const float XQ_MAX = 127.0;
 #endif
 shared uvec4 xq[XQ_PLANES * 2 * XQ_HALF];
-shared float xq_scale[STAGED_BLOCKS];
+// Each block's scale and sums of bytes per plane in one vec4, read with one
+// load: (scale, sum of plane 0, of plane 1, 0), or with MV_UNIT_HALVES (sums
+// of values 0..15 and of all, plane 0, then plane 1) and the scale apart.
+shared vec4 xq_meta[STAGED_BLOCKS];
 #ifdef MV_UNIT_HALVES
-shared vec2 xq_sum[XQ_PLANES * STAGED_BLOCKS];  // each block's sums of bytes: of values 0..15, of all
-#else
-shared float xq_sum[XQ_PLANES * STAGED_BLOCKS];  // each block's sum of bytes
+shared float xq_scale[STAGED_BLOCKS];
 #endif
 #else
 // Values 4j..4j+3 of block b at xf[j * XF_STRIDE + b]: neighbouring
@@ -84,19 +85,31 @@ void stage_piece(uint at, vec4 v) {
 #else
     const uint planes[XQ_PLANES] = uint[](round_bytes(scaled));
 #endif
+    const float scale = top / XQ_MAX;
+#ifdef MV_UNIT_HALVES
+    vec4 meta = vec4(0.0);
+#else
+    vec4 meta = vec4(scale, 0.0, 0.0, 0.0);
+#endif
     for (uint plane = 0; plane < XQ_PLANES; ++plane) {
         const uint q = planes[plane];
         float sum = small_int_float(sdot4(q, 0x01010101u));
         for (uint d = 1; d < 4; d *= 2) sum += subgroupShuffleXor(sum, d);
+        const float all = sum + subgroupShuffleXor(sum, 4);
 #ifdef MV_UNIT_HALVES
-        const vec2 sums = vec2(sum, sum + subgroupShuffleXor(sum, 4));
+        meta[2 * plane] = sum;
+        meta[2 * plane + 1] = all;
 #else
-        const float sums = sum + subgroupShuffleXor(sum, 4);
+        meta[1 + plane] = all;
 #endif
         xq[(2 * plane + at % 8 / 4) * XQ_HALF + blk][at % 4] = q;
-        if (at % 8 == 0) xq_sum[plane * STAGED_BLOCKS + blk] = sums;
     }
-    if (at % 8 == 0) xq_scale[blk] = top / XQ_MAX;
+    if (at % 8 == 0) {
+        xq_meta[blk] = meta;
+#ifdef MV_UNIT_HALVES
+        xq_scale[blk] = scale;
+#endif
+    }
 #else
     xf[at % 8 * XF_STRIDE + blk] = v;
 #endif
@@ -140,17 +153,21 @@ MvX unit_x(uint t, uint u, uint plane) {
     for (uint i = 0; i < MV_UNIT_BLOCKS; ++i) {
         const uint blk = t * p.k / 32 + u / UNIT_SHARE * MV_UNIT_BLOCKS + i;
 #ifdef MV_IDOT
-        const uint first = 2 * plane * XQ_HALF, sum_at = plane * STAGED_BLOCKS + blk;
-        x.d[i] = XQ_PLANES > 1 && plane == 0 ? 256.0 * xq_scale[blk] : xq_scale[blk];
+        const uint first = 2 * plane * XQ_HALF;
+        const vec4 meta = xq_meta[blk];
 #ifdef MV_UNIT_HALVES
+        const float scale = xq_scale[blk];
+        const vec2 sums = plane == 0 ? meta.xy : meta.zw;
         x.lo[i] = xq[first + u % 2 * XQ_HALF + blk];
         x.hi[i] = uvec4(0);
-        x.sum[i] = u % 2 == 0 ? xq_sum[sum_at].x : xq_sum[sum_at].y - xq_sum[sum_at].x;
+        x.sum[i] = u % 2 == 0 ? sums.x : sums.y - sums.x;
 #else
+        const float scale = meta.x;
         x.lo[i] = xq[first + blk];
         x.hi[i] = xq[first + XQ_HALF + blk];
-        x.sum[i] = xq_sum[sum_at];
+        x.sum[i] = plane == 0 ? meta.y : meta.z;
 #endif
+        x.d[i] = XQ_PLANES > 1 && plane == 0 ? 256.0 * scale : scale;
 #else
         for (uint j = 0; j < 8; ++j) x.v[8 * i + j] = xf[j * XF_STRIDE + blk];
 #endif
