@@ -1,17 +1,9 @@
 // The 6-bit scale and min of sub-block j (of 8) that Q4_K and Q5_K pack in 12
 // bytes: for j < 4 the low 6 bits of bytes j (scale) and j + 4 (min); for
 // j >= 4 the nibbles of byte j + 4 (scale low, min high) topped with the
-// high 2 bits of bytes j - 4 (scale) and j (min). Included after the type's
-// weights[] (whose Block has scales[12]).
-uvec2 scale_min(uint b, uint j) {
-    if (j < 4) return uvec2(weights[b].scales[j], weights[b].scales[j + 4]) & 63u;
-    const uint packed = weights[b].scales[j + 4];
-    return uvec2((packed & 0xFu) | (uint(weights[b].scales[j - 4]) >> 6 << 4),
-                 (packed >> 4) | (uint(weights[b].scales[j]) >> 6 << 4));
-}
-
-// scale_min from the 12 bytes as 3 little-endian words: bytes j % 4 of each
-// are bytes j % 4, j % 4 + 4 and j % 4 + 8.
+// high 2 bits of bytes j - 4 (scale) and j (min). Here from the 12 bytes as
+// 3 little-endian words: bytes j % 4 of each are bytes j % 4, j % 4 + 4 and
+// j % 4 + 8.
 uvec2 scale_min_words(uvec3 s, uint j) {
     const uvec3 b = s >> (8 * (j % 4));
     const uint lo = b.x, hi = b.y, top = b.z;

@@ -1,26 +1,46 @@
 // Q5_K: super-blocks of 256 values in 8 sub-blocks of 32, scales and mins as
 // Q4_K's; value = (d * scale) * q - dmin * min with 5-bit q: the low 4 bits
 // packed as Q4_K's qs, bit 4 of value i in bit i/32 of qh[i%32].
+// Blocks are 176 bytes, 11 16-byte words: the head (d and dmin, then the 12
+// bytes of scales), 2 of qh, 8 of qs; read as such (one load of a head, of
+// 16 values' qs or qh) instead of bytes.
 #include "weight_type.glsl"
 
 #define QK 256
-struct Block {
-    float16_t d, dmin;
-    uint8_t scales[12];
-    uint8_t qh[32];
-    uint8_t qs[128];
-};
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights128 { uvec4 block_words[]; };
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights32 { uint block_uints[]; };
 
 #include "kquant_scale_min.glsl"
 
+const uint BLOCK_WORDS = 11, QH_WORD = 1, QS_WORD = 3;
+
+// Value l's sub-block of block b: its scale and min (d * scale, dmin * min).
+vec2 sub_block_scale_min(uint b, uint l) {
+    const uvec4 head = block_words[BLOCK_WORDS * b];
+    return unpackHalf2x16(head.x) * vec2(scale_min_words(head.yzw, l / 32));
+}
+// Values l..l+3 from their qs word and qh word.
+vec4 four_values(uint l, uint qs, uint qh, vec2 sm) {
+    const uint q = (qs >> (l % 64 / 32 * 4) & 0x0F0F0F0Fu) | (qh >> (l / 32) & 0x01010101u) << 4;
+    return sm.x * vec4(uvec4(q) >> uvec4(0, 8, 16, 24) & 0xFFu) - sm.y;
+}
+
 vec4 dequant4(uint row, uint i) {
+    const uint b = row + i / QK, l = i % QK, first = 4 * BLOCK_WORDS * b;
+    return four_values(l, block_uints[first + 4 * QS_WORD + (32 * (l / 64) + l % 32) / 4],
+                       block_uints[first + 4 * QH_WORD + l % 32 / 4], sub_block_scale_min(b, l));
+}
+
+// Values i..i+15 (i a multiple of 16: half a sub-block) with one decode of
+// the scale and min and one load each of their qs and qh (the tensor-core
+// matmul's fetch).
+#define HAS_DEQUANT16
+mat4 dequant16(uint row, uint i) {
     const uint b = row + i / QK, l = i % QK;
-    const uvec2 sm = scale_min(b, l / 32);
-    const float scale = float(weights[b].d) * float(sm.x), m = float(weights[b].dmin) * float(sm.y);
-    const uint q = 32 * (l / 64) + l % 32, shift = l % 64 / 32 * 4, h = l % 32;
-    const uvec4 bytes = uvec4(weights[b].qs[q], weights[b].qs[q + 1], weights[b].qs[q + 2], weights[b].qs[q + 3]);
-    const uvec4 hbytes = uvec4(weights[b].qh[h], weights[b].qh[h + 1], weights[b].qh[h + 2], weights[b].qh[h + 3]);
-    const uvec4 v = ((bytes >> shift) & 0xFu) | (((hbytes >> (l / 32)) & 1u) << 4);
-    return scale * vec4(v) - m;
+    const vec2 sm = sub_block_scale_min(b, l);
+    const uvec4 qs = block_words[BLOCK_WORDS * b + QS_WORD + 2 * (l / 64) + l % 32 / 16];
+    const uvec4 qh = block_words[BLOCK_WORDS * b + QH_WORD + l % 32 / 16];
+    mat4 w;
+    for (uint j = 0; j < 4; ++j) w[j] = four_values(l, qs[j], qh[j], sm);
+    return w;
 }
