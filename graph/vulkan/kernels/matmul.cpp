@@ -131,13 +131,14 @@ enum class StagedX { F32, Bytes, Bytes16 };
 // Shared memory of a staged variant for `cols` tokens of k values and a
 // workgroup of `group` (shaders/matvec_staged.glsl): per block of 32 values
 // two padded halves of 16 bytes per plane of bytes (two planes with 16-bit
-// x) and 16 bytes of its scale and sums, or 8 vec4s (F32, padded by one vec4
-// per 8 blocks); and a float per token and subgroup.
+// x), a vec4 of its scale and sums and a float for a scale kept apart, or 8
+// vec4s (F32, padded by one vec4 per 8 blocks); and a float per token and
+// subgroup.
 uint32_t staged_shared_bytes(StagedX x, uint32_t k, uint32_t cols, uint32_t group) {
     const uint32_t blocks = cols * k / 32, per_subgroup = cols * group / kStagedMinSubgroup * 4;
     if (x == StagedX::F32) return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + per_subgroup;
     const uint32_t planes = x == StagedX::Bytes16 ? 2 : 1;
-    return planes * 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * 16 + per_subgroup;
+    return planes * 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * (16 + 4) + per_subgroup;
 }
 
 struct MatvecVariant {
