@@ -20,18 +20,6 @@ vec4 dequant4(uint row, uint i) {
     return signed_bytes(groups[b / 8].qs[b % 8][i % QK / 4]) * float(groups[b / 8].d[b % 8]);
 }
 
-// A group as 16-byte words: 17 of them, 8 blocks' qs (2 each), then the d.
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uvec4 group_words[]; };
-
-// Values i..i+15 (half a block) from one 16-byte load (the tensor-core matmul's fetch).
-#define HAS_DEQUANT16
-mat4 dequant16(uint row, uint i) {
-    const uint b = row + i / QK;
-    const uvec4 q = group_words[b / 8 * 17 + b % 8 * 2 + i % QK / 16];
-    const float d = float(groups[b / 8].d[b % 8]);
-    return mat4(signed_bytes(q.x) * d, signed_bytes(q.y) * d, signed_bytes(q.z) * d, signed_bytes(q.w) * d);
-}
-
 // matvec (shaders/quant/matvec.glsl): 4 chunks per block, chunk c words c
 // and c + 4 of its qs (values 4c.. and 16 + 4c..): a subgroup reads a
 // group's qs as runs of 128 bytes.
@@ -62,6 +50,7 @@ float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
 // two 16-byte loads (a group is 17 of them: 8 blocks' qs, then their d).
 #define MV_UNIT_BLOCKS 1
 #include "staged_x.glsl"
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uvec4 group_words[]; };
 struct MvUnit {
     uvec4 lo, hi;
     float d;
