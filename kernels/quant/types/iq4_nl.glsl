@@ -1,18 +1,34 @@
 // IQ4_NL: blocks of 32 values, an fp16 scale d and 4-bit indices (nibbles as
 // Q4_0) into a fixed non-linear table; value = d * table[index].
+// Blocks are 18 bytes, only 2-byte aligned: read as 16-bit halves (d, 8 of
+// qs), 4 values' indices from 2 halves instead of 4 bytes.
 #include "weight_type.glsl"
 #include "iq4_values.glsl"
-
-#define QK 32
-struct Block {
-    float16_t d;
-    uint8_t qs[16];
-};
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
-
 #include "nibbles32.glsl"
 
+#define QK 32
+const uint BLOCK_HALVES = 9, QS_HALF = 1;
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uint16_t halves[]; };
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer WeightsF16 { float16_t halves_f16[]; };
+
+// The 4 bytes at half h (2-byte aligned) as a word.
+uint word_at(uint h) { return pack32(u16vec2(halves[h], halves[h + 1])); }
+
+// Values i..i+3 of the block whose first half is h.
+vec4 four_values(uint h, uint i, float d) { return d * iq4_values(nibbles4(word_at(h + QS_HALF + i % 16 / 2), i)); }
+
 vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK;
-    return float(weights[b].d) * iq4_values(nibbles4(b, i));
+    const uint h = BLOCK_HALVES * (row + i / QK);
+    return four_values(h, i, float(halves_f16[h]));
+}
+
+// Values i..i+15 (i a multiple of 16: one nibble of each of the block's 16
+// qs bytes) with one load of d (the matmuls' fetch).
+#define HAS_DEQUANT16
+mat4 dequant16(uint row, uint i) {
+    const uint h = BLOCK_HALVES * (row + i / QK);
+    const float d = float(halves_f16[h]);
+    mat4 w;
+    for (uint j = 0; j < 4; ++j) w[j] = four_values(h, i + 4 * j, d);
+    return w;
 }

@@ -1,20 +1,40 @@
 // Q5_0: blocks of 32 values, an fp16 scale d and 5-bit q: the low 4 bits as
 // Q4_0's nibbles, bit 4 of value j in bit j of qh (little-endian 32 bits);
 // value = (q - 16) * d.
+// Blocks are 22 bytes, only 2-byte aligned: read as 16-bit halves (d, 2 of
+// qh, 8 of qs), 4 values' q from 3 halves instead of 5 bytes.
 #include "weight_type.glsl"
-
-#define QK 32
-struct Block {
-    float16_t d;
-    uint8_t qh[4];
-    uint8_t qs[16];
-};
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
-
+#include "byte_floats.glsl"
 #include "nibbles32.glsl"
 
+#define QK 32
+const uint BLOCK_HALVES = 11, QH_HALF = 1, QS_HALF = 3;
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uint16_t halves[]; };
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer WeightsF16 { float16_t halves_f16[]; };
+
+// The 4 bytes at half h (2-byte aligned) as a word.
+uint word_at(uint h) { return pack32(u16vec2(halves[h], halves[h + 1])); }
+
+// Values i..i+3 of the block whose first half is h, given the 16 bits of qh
+// that hold theirs.
+vec4 four_values(uint h, uint i, uint qh, float d) {
+    const uint qs = word_at(h + QS_HALF + i % 16 / 2);
+    return byte_floats(nibbles4(qs, i) | fifth_bits4(qh >> (i % 16)), 16.0) * d;
+}
+
 vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK;
-    const uvec4 high = (uvec4(weights[b].qh[i % QK / 8]) >> (i % 8 + uvec4(0, 1, 2, 3))) & 1u;
-    return (vec4(nibbles4(b, i) | (high << 4)) - 16.0) * float(weights[b].d);
+    const uint h = BLOCK_HALVES * (row + i / QK);
+    return four_values(h, i, halves[h + QH_HALF + i % 32 / 16], float(halves_f16[h]));
+}
+
+// Values i..i+15 (i a multiple of 16: one nibble of each of the block's 16
+// qs bytes) with one load each of d and their 16 bits of qh (the matmuls'
+// fetch).
+#define HAS_DEQUANT16
+mat4 dequant16(uint row, uint i) {
+    const uint h = BLOCK_HALVES * (row + i / QK), qh = halves[h + QH_HALF + i % 32 / 16];
+    const float d = float(halves_f16[h]);
+    mat4 w;
+    for (uint j = 0; j < 4; ++j) w[j] = four_values(h, i + 4 * j, qh, d);
+    return w;
 }
