@@ -3,7 +3,10 @@
 // bits at bit 2*(j/4) of scales[8 + j%4]), scaled by the fp16 d; value =
 // (d * scale) * q with 3-bit q in -4..3: its low 2 bits packed as Q2_K's qs,
 // and q + 4 = low + 4 * high, with high bit i/32 of hmask[i%32].
+// Blocks are 110 bytes, only 2-byte aligned: 4 values' hmask and qs bytes
+// read as two 16-bit halves each instead of 4 bytes.
 #include "weight_type.glsl"
+#include "byte_floats.glsl"
 
 #define QK 256
 struct Block {
@@ -13,15 +16,39 @@ struct Block {
     float16_t d;
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
+layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uint16_t halves[]; };
+const uint BLOCK_HALVES = 55, QS_HALF = 16;
 
-vec4 dequant4(uint row, uint i) {
-    const uint b = row + i / QK, l = i % QK, sub = l / 16;
+// The 4 bytes at half h (2-byte aligned) as a word.
+uint word_at(uint h) { return pack32(u16vec2(halves[h], halves[h + 1])); }
+
+// d * scale of value l's sub-block of block b.
+float sub_block_scale(uint b, uint l) {
+    const uint sub = l / 16;
     const uint low = (uint(weights[b].scales[sub % 8]) >> (4 * (sub / 8))) & 0xFu;
     const uint high = (uint(weights[b].scales[8 + sub % 4]) >> (2 * (sub / 4))) & 3u;
-    const float dl = float(weights[b].d) * float(int(low | (high << 4)) - 32);
-    const uint q = 32 * (l / 128) + l % 32, shift = l % 128 / 32 * 2, h = l % 32;
-    const uvec4 bytes = uvec4(weights[b].qs[q], weights[b].qs[q + 1], weights[b].qs[q + 2], weights[b].qs[q + 3]);
-    const uvec4 hbytes = uvec4(weights[b].hmask[h], weights[b].hmask[h + 1], weights[b].hmask[h + 2], weights[b].hmask[h + 3]);
-    const ivec4 v = ivec4((bytes >> shift) & 3u) + ivec4(((hbytes >> (l / 32)) & 1u) * 4u) - 4;
-    return dl * vec4(v);
+    return float(weights[b].d) * float(int(low | (high << 4)) - 32);
+}
+// Values l..l+3 of block b (first half h), the words holding them being the
+// j-th from theirs.
+vec4 four_values(uint h, uint l, uint j, float dl) {
+    const uint qs = word_at(h + QS_HALF + (32 * (l / 128) + l % 32) / 2 + 2 * j);
+    const uint hmask = word_at(h + l % 32 / 2 + 2 * j);
+    return dl * byte_floats((qs >> (l % 128 / 32 * 2) & 0x03030303u) | (hmask >> (l / 32) & 0x01010101u) << 2, 4.0);
+}
+
+vec4 dequant4(uint row, uint i) {
+    const uint b = row + i / QK, l = i % QK;
+    return four_values(BLOCK_HALVES * b, l, 0, sub_block_scale(b, l));
+}
+
+// Values i..i+15 (i a multiple of 16: one sub-block) with one decode of the
+// scale (the matmuls' fetch).
+#define HAS_DEQUANT16
+mat4 dequant16(uint row, uint i) {
+    const uint b = row + i / QK, l = i % QK;
+    const float dl = sub_block_scale(b, l);
+    mat4 v;
+    for (uint j = 0; j < 4; ++j) v[j] = four_values(BLOCK_HALVES * b, l, j, dl);
+    return v;
 }
