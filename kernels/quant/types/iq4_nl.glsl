@@ -21,14 +21,3 @@ vec4 dequant4(uint row, uint i) {
     const uint h = BLOCK_HALVES * (row + i / QK);
     return four_values(h, i, float(halves_f16[h]));
 }
-
-// Values i..i+15 (i a multiple of 16: one nibble of each of the block's 16
-// qs bytes) with one load of d (the matmuls' fetch).
-#define HAS_DEQUANT16
-mat4 dequant16(uint row, uint i) {
-    const uint h = BLOCK_HALVES * (row + i / QK);
-    const float d = float(halves_f16[h]);
-    mat4 w;
-    for (uint j = 0; j < 4; ++j) w[j] = four_values(h, i + 4 * j, d);
-    return w;
-}
