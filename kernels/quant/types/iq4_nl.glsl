@@ -3,16 +3,12 @@
 // Blocks are 18 bytes, only 2-byte aligned: read as 16-bit halves (d, 8 of
 // qs), 4 values' indices from 2 halves instead of 4 bytes.
 #include "weight_type.glsl"
+#include "half_words.glsl"
 #include "iq4_values.glsl"
 #include "nibbles32.glsl"
 
 #define QK 32
 const uint BLOCK_HALVES = 9, QS_HALF = 1;
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uint16_t halves[]; };
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer WeightsF16 { float16_t halves_f16[]; };
-
-// The 4 bytes at half h (2-byte aligned) as a word.
-uint word_at(uint h) { return pack32(u16vec2(halves[h], halves[h + 1])); }
 
 // Values i..i+3 of the block whose first half is h.
 vec4 four_values(uint h, uint i, float d) { return d * iq4_values(nibbles4(word_at(h + QS_HALF + i % 16 / 2), i)); }

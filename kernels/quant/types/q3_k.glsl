@@ -6,6 +6,7 @@
 // Blocks are 110 bytes, only 2-byte aligned: 4 values' hmask and qs bytes
 // read as two 16-bit halves each instead of 4 bytes.
 #include "weight_type.glsl"
+#include "half_words.glsl"
 #include "byte_floats.glsl"
 
 #define QK 256
@@ -16,11 +17,7 @@ struct Block {
     float16_t d;
 };
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uint16_t halves[]; };
 const uint BLOCK_HALVES = 55, QS_HALF = 16;
-
-// The 4 bytes at half h (2-byte aligned) as a word.
-uint word_at(uint h) { return pack32(u16vec2(halves[h], halves[h + 1])); }
 
 // d * scale of value l's sub-block of block b.
 float sub_block_scale(uint b, uint l) {

@@ -4,16 +4,12 @@
 // Blocks are 22 bytes, only 2-byte aligned: read as 16-bit halves (d, 2 of
 // qh, 8 of qs), 4 values' q from 3 halves instead of 5 bytes.
 #include "weight_type.glsl"
+#include "half_words.glsl"
 #include "byte_floats.glsl"
 #include "nibbles32.glsl"
 
 #define QK 32
 const uint BLOCK_HALVES = 11, QH_HALF = 1, QS_HALF = 3;
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights16 { uint16_t halves[]; };
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer WeightsF16 { float16_t halves_f16[]; };
-
-// The 4 bytes at half h (2-byte aligned) as a word.
-uint word_at(uint h) { return pack32(u16vec2(halves[h], halves[h + 1])); }
 
 // Values i..i+3 of the block whose first half is h, given the 16 bits of qh
 // that hold theirs.
