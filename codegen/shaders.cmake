@@ -103,7 +103,8 @@ foreach(_type IN LISTS TESSERA_ENABLED_QUANT_TYPES)
   # Read at configure time: an edit of the type's part configures again.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_types_dir}/${_stem}.glsl")
   file(STRINGS "${_types_dir}/${_stem}.glsl" _idot REGEX "^#ifdef MV_IDOT")
-  if(TESSERA_VULKAN_INT_DOT AND _idot)
+  file(STRINGS "${_types_dir}/${_stem}.glsl" _wide_chunk REGEX "^#define MV_QK")
+  if(TESSERA_VULKAN_INT_DOT AND _idot AND _wide_chunk)  # the chunked matvec's mv_qdot
     _tessera_variant("matvec_idot_${_stem}" "#define MV_IDOT 1\n" ${_stem} matvec)
     list(APPEND TESSERA_SHADER_NAMES "matvec_idot_${_stem}")
   endif()

@@ -181,8 +181,8 @@ std::vector<FileCase> file_cases() {
         fc.activations = ActivationPrecision::Q16;
         fc.backend = BackendKind::Vulkan;
         cases.push_back(fc);
-        // 8-bit activations: the integer-dot matvecs (Q4_0, Q8_0, Q4_K, Q6_K).
-        if (!fc.model.ends_with("F32") && !fc.model.ends_with("Q5_K_M")) {
+        // 8-bit activations: the integer-dot matvecs (Q4_0, Q8_0, Q4_K, Q5_K, Q6_K).
+        if (!fc.model.ends_with("F32")) {
             fc.activations = ActivationPrecision::Q8;
             cases.push_back(fc);
         }

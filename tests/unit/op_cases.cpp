@@ -231,7 +231,7 @@ std::vector<OpCase> op_cases() {
     }
     // y = W x + addend: a residual stream (one row per token) or a bias row
     // repeated over the tokens; matvec (m <= 4) and the tiled kernel.
-    for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::F16}) {
+    for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::F16}) {
         if (find_quant_type(type) == nullptr) continue;
         const std::string name(ggml_type_traits(type).name);
         // 16-bit activations (the default) keep about 15 bits of x: far below

@@ -176,10 +176,10 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
                staged_shared_bytes(x, k, cols, device.strided_group_size(kStagedGroup)) <=
                    device.limits().maxComputeSharedMemorySize;
     };
-    if (precision == ActivationPrecision::Q8 && info.int_dot && find_shader(weight_shader("matvec_idot", type))) {
-        std::string staged = weight_shader("matvec_staged_idot", type);
+    if (precision == ActivationPrecision::Q8 && info.int_dot) {
+        std::string staged = weight_shader("matvec_staged_idot", type), chunked = weight_shader("matvec_idot", type);
         if (stages(staged, StagedX::Bytes)) return {std::move(staged), true};
-        return {weight_shader("matvec_idot", type), false};
+        if (find_shader(chunked)) return {std::move(chunked), false};
     }
     if (precision == ActivationPrecision::Q16 && info.int_dot) {
         std::string staged = weight_shader("matvec_staged_idot16", type);

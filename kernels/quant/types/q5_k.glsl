@@ -44,3 +44,45 @@ mat4 dequant16(uint row, uint i) {
     for (uint j = 0; j < 4; ++j) w[j] = four_values(l, qs[j], qh[j], sm);
     return w;
 }
+
+#ifdef MV_STAGED
+// The staged matvec (shaders/matvec_staged.glsl): a unit is 64 values, the
+// sub-blocks 2g and 2g + 1 of a block, as Q4_K's: two 16-byte loads of their
+// qs and two of the block's 32 bytes of qh (bits 2g and 2g + 1 are theirs),
+// besides the head.
+#include "byte_floats.glsl"
+#define MV_UNIT_BLOCKS 2
+#include "staged_x.glsl"
+struct MvUnit {
+    uvec4 q[4];  // the 5-bit values as bytes: sub-block 2g's 0..15 and 16..31, then 2g + 1's
+    vec2 scale, m;
+};
+MvUnit mv_unit(uint row, uint u) {
+    const uint b = row + u / 4, g = u % 4, w = BLOCK_WORDS * b;
+    const uvec4 head = block_words[w];
+    const vec2 dm = unpackHalf2x16(head.x);
+    const uvec4 sm = scale_min_pair(head.yzw, g);
+    const uvec4 lo = block_words[w + QS_WORD + 2 * g], hi = block_words[w + QS_WORD + 2 * g + 1];
+    const uvec4 hlo = block_words[w + QH_WORD] >> (2 * g), hhi = block_words[w + QH_WORD + 1] >> (2 * g);
+    MvUnit unit;
+    unit.q[0] = (lo & 0x0F0F0F0Fu) | (hlo & 0x01010101u) << 4;
+    unit.q[1] = (hi & 0x0F0F0F0Fu) | (hhi & 0x01010101u) << 4;
+    unit.q[2] = (lo >> 4 & 0x0F0F0F0Fu) | (hlo >> 1 & 0x01010101u) << 4;
+    unit.q[3] = (hi >> 4 & 0x0F0F0F0Fu) | (hhi >> 1 & 0x01010101u) << 4;
+    unit.scale = dm.x * small_floats(sm.xy);
+    unit.m = dm.y * small_floats(sm.zw);
+    return unit;
+}
+#ifdef MV_IDOT
+#include "int_dot.glsl"
+float mv_unit_dot(MvUnit w, MvX x) {
+    int s0 = 0, s1 = 0;
+    for (uint j = 0; j < 4; ++j) {
+        s0 += sudot4(x.lo[0][j], w.q[0][j]) + sudot4(x.hi[0][j], w.q[1][j]);
+        s1 += sudot4(x.lo[1][j], w.q[2][j]) + sudot4(x.hi[1][j], w.q[3][j]);
+    }
+    return x.d[0] * (w.scale.x * small_int_float(s0) - w.m.x * x.sum[0]) +
+           x.d[1] * (w.scale.y * small_int_float(s1) - w.m.y * x.sum[1]);
+}
+#endif
+#endif
