@@ -119,7 +119,7 @@ void BM_VulkanMatvecChain(benchmark::State& state, GgmlType type, ChainShape sha
 
 void register_matvec_chains() {
     for (const ChainShape shape : {ChainShape{"tinyllama_attn_q", 2048, 2048}, ChainShape{"llama7b_ffn", 4096, 11008}})
-        for (const char* name : {"F16", "Q8_0", "Q4_0", "Q4_K", "Q6_K"}) {
+        for (const char* name : {"F16", "Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"}) {
             const int64_t levels = shape.dim == shape.other ? 48 : 16;
             benchmark::RegisterBenchmark((std::string("BM_VulkanMatvecChain/") + name + "/" + shape.name).c_str(),
                                          BM_VulkanMatvecChain, ggml_type_by_name(name)->id, shape)
