@@ -4,10 +4,13 @@
 // includes this file first, then defines:
 //
 //   QK                         values per block: rows are whole blocks
-//   struct Block               the block layout (the C++ Block of <type>.hpp)
-//   weights[]                  the weight tensor as an array of blocks, a
-//                              readonly scalar-layout buffer at binding
-//                              WEIGHTS_BINDING
+//   the weight tensor          one or more readonly scalar-layout views of
+//                              the buffer at binding WEIGHTS_BINDING: the
+//                              blocks as a struct (weights[], the C++ Block
+//                              of <type>.hpp), or as words as wide as the
+//                              blocks' alignment allows (a GPU pays for each
+//                              load instruction more than for its bytes:
+//                              q4_k.glsl, q5_0.glsl)
 //   vec4 dequant4(uint row, uint i)
 //                              values i..i+3 (i a multiple of 4) of the row
 //                              whose first block is block `row` of the binding

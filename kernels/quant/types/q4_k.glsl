@@ -5,16 +5,9 @@
 #include "weight_type.glsl"
 
 #define QK 256
-struct Block {
-    float16_t d, dmin;
-    uint8_t scales[12];
-    uint8_t qs[128];
-};
-layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights { Block weights[]; };
-
 #include "kquant_scale_min.glsl"
 
-// The same blocks as words (blocks are 144 bytes: 32-bit loads).
+// The blocks (144 bytes: d and dmin, 12 bytes of scales, 128 of qs) as words.
 struct Block32 {
     f16vec2 dm;
     uint scales[3];
