@@ -1,3 +1,5 @@
+#include "byte_floats.glsl"
+
 // The 6-bit scale and min of sub-block j (of 8) that Q4_K and Q5_K pack in 12
 // bytes: for j < 4 the low 6 bits of bytes j (scale) and j + 4 (min); for
 // j >= 4 the nibbles of byte j + 4 (scale low, min high) topped with the
@@ -20,4 +22,15 @@ uvec4 scale_min_pair(uvec3 s, uint g) {
     const uint mins = high ? (s.z >> 4 & 0x0F0F0F0Fu) | (s.y >> 2 & 0x30303030u) : s.y & 0x3F3F3F3Fu;
     const uint shift = 16 * (g % 2);
     return uvec4(scales >> shift, scales >> (shift + 8), mins >> shift, mins >> (shift + 8)) & 0xFFu;
+}
+
+// The same from Q4_K's and Q5_K's block head, their first 16 bytes as one
+// word (d and dmin, then the 12 bytes of scales), times d and dmin: sub-block
+// j's (d * scale, dmin * min), and sub-blocks 2g and 2g + 1's (d * scale 2g,
+// d * scale 2g + 1, dmin * min 2g, dmin * min 2g + 1).
+vec2 head_scale_min(uvec4 head, uint j) { return unpackHalf2x16(head.x) * vec2(scale_min_words(head.yzw, j)); }
+vec4 head_scale_min_pair(uvec4 head, uint g) {
+    const vec2 dm = unpackHalf2x16(head.x);
+    const uvec4 sm = scale_min_pair(head.yzw, g);
+    return vec4(dm.x * small_floats(sm.xy), dm.y * small_floats(sm.zw));
 }

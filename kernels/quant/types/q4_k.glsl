@@ -21,13 +21,9 @@ layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights32 { Block32 we
 // staged matvec's head, docs/vulkan.md).
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights128 { uvec4 block_words[]; };
 uvec4 block_head(uint b) { return block_words[9 * b]; }
-vec2 head_dm(uvec4 head) { return unpackHalf2x16(head.x); }
 
 // Value l's sub-block of block b: its scale and min (d * scale, dmin * min).
-vec2 sub_block_scale_min(uint b, uint l) {
-    const uvec4 head = block_head(b);
-    return head_dm(head) * vec2(scale_min_words(head.yzw, l / 32));
-}
+vec2 sub_block_scale_min(uint b, uint l) { return head_scale_min(block_head(b), l / 32); }
 // Values l..l+3 of block b, the word holding them being the j-th from theirs.
 vec4 four_values(uint b, uint l, uint j, vec2 sm) {
     const uint word = weights32[b].qs[(32 * (l / 64) + l % 32) / 4 + j] >> (l % 64 / 32 * 4);
@@ -58,7 +54,6 @@ mat4 dequant16(uint row, uint i) {
 #define MV_QK 256
 #define MV_CHUNKS 16
 #define MV_PIECES 4
-#include "byte_floats.glsl"
 
 struct MvChunk {
     vec2 scale, m;  // of sub-blocks 2g and 2g + 1
@@ -66,10 +61,8 @@ struct MvChunk {
 };
 MvChunk mv_load(uint row, uint blk, uint c) {
     const uint b = row + blk, g = c / 4, q = 8 * g + c % 4;
-    const uvec4 head = block_head(b);
-    const vec2 dm = head_dm(head);
-    const uvec4 sm = scale_min_pair(head.yzw, g);
-    return MvChunk(dm.x * small_floats(sm.xy), dm.y * small_floats(sm.zw),
+    const vec4 sm = head_scale_min_pair(block_head(b), g);
+    return MvChunk(sm.xy, sm.zw,
                    uint[2](weights32[b].qs[q], weights32[b].qs[q + 4]));
 }
 float mv_dot(MvChunk ch, uint j, vec4 x) {
@@ -100,11 +93,8 @@ struct MvUnit {
 };
 MvUnit mv_unit(uint row, uint u) {
     const uint b = row + u / 4, g = u % 4;
-    const uvec4 head = block_head(b);
-    const vec2 dm = head_dm(head);
-    const uvec4 sm = scale_min_pair(head.yzw, g);
-    return MvUnit(block_words[9 * b + 1 + 2 * g], block_words[9 * b + 2 + 2 * g], dm.x * small_floats(sm.xy),
-                  dm.y * small_floats(sm.zw));
+    const vec4 sm = head_scale_min_pair(block_head(b), g);
+    return MvUnit(block_words[9 * b + 1 + 2 * g], block_words[9 * b + 2 + 2 * g], sm.xy, sm.zw);
 }
 // Only with MV_IDOT: F32 x (MV_STAGED_F32) made Q4_K_M files 2-4% slower
 // on an H100 than the chunked matvec, tg128 q16.

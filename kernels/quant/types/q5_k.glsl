@@ -15,10 +15,7 @@ layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights32 { uint block
 const uint BLOCK_WORDS = 11, QH_WORD = 1, QS_WORD = 3;
 
 // Value l's sub-block of block b: its scale and min (d * scale, dmin * min).
-vec2 sub_block_scale_min(uint b, uint l) {
-    const uvec4 head = block_words[BLOCK_WORDS * b];
-    return unpackHalf2x16(head.x) * vec2(scale_min_words(head.yzw, l / 32));
-}
+vec2 sub_block_scale_min(uint b, uint l) { return head_scale_min(block_words[BLOCK_WORDS * b], l / 32); }
 // Values l..l+3 from their qs word and qh word.
 vec4 four_values(uint l, uint qs, uint qh, vec2 sm) {
     const uint q = (qs >> (l % 64 / 32 * 4) & 0x0F0F0F0Fu) | (qh >> (l / 32) & 0x01010101u) << 4;
@@ -50,7 +47,6 @@ mat4 dequant16(uint row, uint i) {
 // sub-blocks 2g and 2g + 1 of a block, as Q4_K's: two 16-byte loads of their
 // qs and two of the block's 32 bytes of qh (bits 2g and 2g + 1 are theirs),
 // besides the head.
-#include "byte_floats.glsl"
 #define MV_UNIT_BLOCKS 2
 #include "staged_x.glsl"
 struct MvUnit {
@@ -59,9 +55,7 @@ struct MvUnit {
 };
 MvUnit mv_unit(uint row, uint u) {
     const uint b = row + u / 4, g = u % 4, w = BLOCK_WORDS * b;
-    const uvec4 head = block_words[w];
-    const vec2 dm = unpackHalf2x16(head.x);
-    const uvec4 sm = scale_min_pair(head.yzw, g);
+    const vec4 sm = head_scale_min_pair(block_words[w], g);
     const uvec4 lo = block_words[w + QS_WORD + 2 * g], hi = block_words[w + QS_WORD + 2 * g + 1];
     const uvec4 hlo = block_words[w + QH_WORD] >> (2 * g), hhi = block_words[w + QH_WORD + 1] >> (2 * g);
     MvUnit unit;
@@ -69,8 +63,8 @@ MvUnit mv_unit(uint row, uint u) {
     unit.q[1] = (hi & 0x0F0F0F0Fu) | (hhi & 0x01010101u) << 4;
     unit.q[2] = (lo >> 4 & 0x0F0F0F0Fu) | (hlo >> 1 & 0x01010101u) << 4;
     unit.q[3] = (hi >> 4 & 0x0F0F0F0Fu) | (hhi >> 1 & 0x01010101u) << 4;
-    unit.scale = dm.x * small_floats(sm.xy);
-    unit.m = dm.y * small_floats(sm.zw);
+    unit.scale = sm.xy;
+    unit.m = sm.zw;
     return unit;
 }
 #ifdef MV_IDOT
