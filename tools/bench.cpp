@@ -1,7 +1,8 @@
-// `tessera bench -m MODEL [-p 512] [-n 128] [-r 5] [-t THREADS] [-o md|json|csv]`:
-// prompt processing (pp: -p tokens in one pass from an empty context) and
-// generation (tg: -n tokens one at a time from an empty context), tok/s as
-// mean and standard deviation over -r repetitions after one warm-up run.
+// `tessera bench -m MODEL [-p 512] [-n 128] [-d 0] [-r 5] [-t THREADS] [-o md|json|csv]`:
+// prompt processing (pp: -p tokens in one pass) and generation (tg: -n
+// tokens one at a time), each after -d tokens already in the cache (filled
+// untimed before every repetition; 0: an empty context), tok/s as mean and
+// standard deviation over -r repetitions after one warm-up run.
 // The table follows llama-bench's layout and the JSON its field names, so
 // that results of the two can be read side by side.
 #include <omp.h>
@@ -28,12 +29,12 @@ namespace {
 
 struct BenchOptions {
     ModelInput in;
-    int n_prompt = 512, n_gen = 128, reps = 5;
+    int n_prompt = 512, n_gen = 128, n_depth = 0, reps = 5;
     std::string output = "md";
 };
 
 struct TestResult {
-    std::string name;  // "pp512", "tg128"
+    std::string name;  // "pp512", "tg128", "tg128 @ d4096"
     int n_prompt = 0, n_gen = 0;
     std::vector<double> seconds;
 
@@ -61,10 +62,12 @@ std::vector<int32_t> bench_tokens(int n, int64_t n_vocab, int32_t bos) {
     return t;
 }
 
-// One test from an empty cache: `prompt` in one pass (pp), or `generated`
-// one token per pass (tg).
-double time_pass(model::Session& session, const std::vector<int32_t>& prompt, const std::vector<int32_t>& generated) {
+// One test after `depth` in the cache (untimed): `prompt` in one pass (pp),
+// or `generated` one token per pass (tg).
+double time_pass(model::Session& session, const std::vector<int32_t>& depth, const std::vector<int32_t>& prompt,
+                 const std::vector<int32_t>& generated) {
     session.reset();
+    if (!depth.empty()) session.eval(depth);
     const auto t0 = std::chrono::steady_clock::now();
     if (!prompt.empty()) session.eval(prompt);
     for (int32_t token : generated) session.eval(std::span(&token, 1));
@@ -139,6 +142,7 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
             {"activations", o.in.activations},
             {"n_prompt", r.n_prompt},
             {"n_gen", r.n_gen},
+            {"n_depth", o.n_depth},
             {"test_time", now},
             {"avg_ns", uint64_t(mean(ns))},
             {"stddev_ns", uint64_t(stddev(ns))},
@@ -151,27 +155,33 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
 void run_bench(const BenchOptions& o) {
     if (o.reps < 1) throw Error("-r must be at least 1");
     if (o.n_prompt < 0 || o.n_gen < 0 || o.n_prompt + o.n_gen == 0) throw Error("-p and -n must be >= 0, not both 0");
+    if (o.n_depth < 0) throw Error("-d must be >= 0");
     const auto m = open_model(o.in);
     model::SessionOptions options = session_options(o.in);
-    options.n_ctx = std::max<int64_t>(options.n_ctx, std::max(o.n_prompt, o.n_gen));
+    const int positions = o.n_depth + std::max(o.n_prompt, o.n_gen);
+    options.n_ctx = std::max<int64_t>(options.n_ctx, positions);
     options.batch = std::max<int64_t>(options.batch, o.n_prompt);
     model::Session session(*m, options);
-    if (std::max(o.n_prompt, o.n_gen) > session.n_ctx())
-        throw Error("the test needs " + std::to_string(std::max(o.n_prompt, o.n_gen)) +
-                    " positions but the model's context is " + std::to_string(session.n_ctx()));
+    if (positions > session.n_ctx())
+        throw Error("the test needs " + std::to_string(positions) + " positions but the model's context is " +
+                    std::to_string(session.n_ctx()));
     const int threads = o.in.threads > 0 ? o.in.threads : omp_get_max_threads();
     const int32_t bos = int32_t(m->file().get_uint("tokenizer.ggml.bos_token_id", 1));
 
+    const std::string at_depth = o.n_depth > 0 ? " @ d" + std::to_string(o.n_depth) : "";
     std::vector<TestResult> results;
-    if (o.n_prompt > 0) results.push_back({.name = "pp" + std::to_string(o.n_prompt), .n_prompt = o.n_prompt});
-    if (o.n_gen > 0) results.push_back({.name = "tg" + std::to_string(o.n_gen), .n_gen = o.n_gen});
+    if (o.n_prompt > 0) results.push_back({.name = "pp" + std::to_string(o.n_prompt) + at_depth, .n_prompt = o.n_prompt});
+    if (o.n_gen > 0) results.push_back({.name = "tg" + std::to_string(o.n_gen) + at_depth, .n_gen = o.n_gen});
+    const std::vector<int32_t> depth = bench_tokens(o.n_depth, m->hparams().n_vocab, bos);
     for (TestResult& r : results) {
-        const std::vector<int32_t> prompt = bench_tokens(r.n_prompt, m->hparams().n_vocab, bos);
-        const std::vector<int32_t> generated = bench_tokens(r.n_gen, m->hparams().n_vocab, bos);
-        time_pass(session, prompt, generated);  // warm-up
+        // After a depth the test's tokens continue the context: no second BOS.
+        const int32_t first = o.n_depth > 0 ? -1 : bos;
+        const std::vector<int32_t> prompt = bench_tokens(r.n_prompt, m->hparams().n_vocab, first);
+        const std::vector<int32_t> generated = bench_tokens(r.n_gen, m->hparams().n_vocab, first);
+        time_pass(session, depth, prompt, generated);  // warm-up
         print_notice(session);
         for (int rep = 0; rep < o.reps; ++rep) {
-            r.seconds.push_back(time_pass(session, prompt, generated));
+            r.seconds.push_back(time_pass(session, depth, prompt, generated));
             std::fprintf(stderr, "\r%s: %d/%d", r.name.c_str(), rep + 1, o.reps);
         }
         std::fprintf(stderr, "\n");
@@ -194,7 +204,7 @@ void run_bench(const BenchOptions& o) {
         std::printf("%s\n", all.dump(2).c_str());
     } else {
         const char* fields[] = {"build_commit", "model_filename", "model_type", "model_size", "model_n_params", "n_threads",
-                                "type_k", "activations", "n_prompt", "n_gen", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts"};
+                                "type_k", "activations", "n_prompt", "n_gen", "n_depth", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts"};
         for (size_t i = 0; i < std::size(fields); ++i) std::printf("%s%s", i ? "," : "", fields[i]);
         std::printf("\n");
         for (const auto& r : results) {
@@ -216,6 +226,8 @@ void add_bench_command(CLI::App& app) {
     add_model_options(*cmd, o->in);
     cmd->add_option("-p,--n-prompt", o->n_prompt, "Prompt tokens, processed in one pass (0: skip)")->capture_default_str();
     cmd->add_option("-n,--n-gen", o->n_gen, "Generated tokens, one pass each (0: skip)")->capture_default_str();
+    cmd->add_option("-d,--n-depth", o->n_depth, "Tokens in the cache before each test, filled untimed (0: an empty context)")
+        ->capture_default_str();
     cmd->add_option("-r,--repetitions", o->reps, "Timed repetitions of each test")->capture_default_str();
     cmd->add_option("-o,--output", o->output, "md, json or csv")
         ->check(CLI::IsMember({"md", "json", "csv"}))

@@ -258,6 +258,18 @@ TEST(Cli, BenchReportsLlamaBenchFields) {
     r = run_cli("bench -m " + model.string() + " -p 100 -n 0");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.out.find("context"), std::string::npos) << r.out;
+
+    // -d: the tests run after that many tokens in the cache, which count against the context.
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 2 -d 40 -r 1", false);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("pp8 @ d40"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("tg2 @ d40"), std::string::npos) << r.out;
+    r = run_cli("bench -m " + model.string() + " -p 0 -n 2 -d 60 -r 1 -o json", false);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)[0]["n_depth"], 60);
+    r = run_cli("bench -m " + model.string() + " -p 0 -n 8 -d 60");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("68 positions"), std::string::npos) << r.out;
     fs::remove(model);
 }
 
