@@ -61,6 +61,7 @@ namespace tessera::vk {
     X(vkCmdDispatch)                    \
     X(vkCmdPipelineBarrier)             \
     X(vkCmdCopyBuffer)                  \
+    X(vkCmdFillBuffer)                  \
     X(vkCmdWriteTimestamp)              \
     X(vkCmdResetQueryPool)              \
     X(vkCreateQueryPool)                \
