@@ -26,10 +26,9 @@ layout(constant_id = 1) const uint HEAD_DIM = 128;
 layout(constant_id = 2) const uint CHUNK = 256;  // keys per chunk
 layout(constant_id = 3) const bool KV_F16 = false;
 // Keys per workgroup, or 0: all of a row's keys. With SPLIT_KEYS, a row's
-// keys are split over gl_NumWorkGroups.z workgroups (flash-decoding: long
-// contexts take more than a workgroup per row); each stores its max, sum and
-// P V as partials, and the row's last workgroup to finish joins them (join()
-// below), so the join costs no dispatch and no barrier of its own.
+// keys are split over gl_NumWorkGroups.z workgroups, and each stores its
+// max, sum and P V as partials for attention_decode_join.comp
+// (flash-decoding: long contexts take more than a workgroup per row).
 layout(constant_id = 5) const uint SPLIT_KEYS = 0;
 // 4-value pieces of V per load in step 3: 2 (16 bytes) for an F16 V whose
 // rows start 16-byte aligned, else 1.
@@ -49,11 +48,7 @@ layout(binding = 2, scalar) readonly buffer V16 { f16vec4 v16[]; };
 layout(binding = 2, scalar) readonly buffer V16x8 { uvec4 v16x8[]; };  // with V_PIECES 2
 layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
 layout(binding = 4, scalar) writeonly buffer O { vec4 o[]; };
-// With SPLIT_KEYS (bound to O without): the splits' partial results, and a
-// count per row of its splits that have stored theirs, zero before the
-// dispatch and left zero after it (Recorder::zeroed_counters).
-layout(binding = 5, scalar) coherent buffer Partials { float partials[]; };
-layout(binding = 6) coherent buffer Counters { uint finished[]; };
+layout(binding = 4, scalar) writeonly buffer Partials { float partials[]; };  // with SPLIT_KEYS
 
 #include "attention_decode_rows.glsl"
 
@@ -64,7 +59,6 @@ const uint SLICES = gl_WorkGroupSize.x / DV;    // key slices of step 3
 shared vec4 qs[D4];          // the query, times scale
 shared float ps[CHUNK];      // the chunk's scores, then probabilities
 shared vec4 sums[gl_WorkGroupSize.x * V_PIECES];  // each invocation's P V at the end
-shared bool last_split;
 
 vec4 key(uint at) { return KV_F16 ? vec4(k16[at]) : k32[at]; }
 // The 8 fp16 values of one 16-byte load.
@@ -110,27 +104,6 @@ float scores(uint c0, uint seen, uint k0) {
     return m;
 }
 #endif
-
-// The row's output from its splits' partials: sum(e^(m - M) acc) /
-// sum(e^(m - M) l), M the largest m, splits in order (so the result does not
-// depend on which split finished last). A split that saw no keys has m =
-// NO_MAX and l = 0, so it weighs nothing.
-void join(uint row, DecodeRow query) {
-    const uint splits = gl_NumWorkGroups.z;
-    float m = NO_MAX;
-    for (uint s = 0; s < splits; ++s) m = max(m, partials[partial_first(row, s, splits, HEAD_DIM)]);
-    for (uint d = gl_LocalInvocationID.x; d < D4; d += gl_WorkGroupSize.x) {
-        float sum = 0.0;
-        vec4 acc = vec4(0.0);
-        for (uint s = 0; s < splits; ++s) {
-            const uint first = partial_first(row, s, splits, HEAD_DIM), v = first + 2 + 4 * d;
-            const float weight = exp(partials[first] - m);
-            sum += weight * partials[first + 1];
-            acc += weight * vec4(partials[v], partials[v + 1], partials[v + 2], partials[v + 3]);
-        }
-        o[p.o_first + query.head * p.o_nb1 + query.token * p.o_nb2 + d] = sum > 0.0 ? acc / sum : vec4(0.0);
-    }
-}
 
 void main() {
     const uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x, row = flat_group();
@@ -200,17 +173,4 @@ void main() {
             for (uint i = 0; i < 4; ++i) partials[first + 2 + 4 * tid + i] = total[i];
         }
     }
-    if (SPLIT_KEYS == 0) return;
-    // The last split of the row to count itself finished joins: its count
-    // follows every split's stores, made visible to it by the barriers.
-    memoryBarrierBuffer();
-    barrier();
-    if (tid == 0) {
-        last_split = atomicAdd(finished[row], 1) == gl_NumWorkGroups.z - 1;
-        if (last_split) finished[row] = 0;  // for the next dispatch
-    }
-    barrier();
-    if (!last_split) return;
-    memoryBarrierBuffer();
-    join(row, query);
 }

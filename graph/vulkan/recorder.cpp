@@ -49,18 +49,6 @@ BoundTensor Recorder::scratch(VkDeviceSize bytes) {
     return {.buffer = scratch_.buffer, .offset = scratch_.offset, .range = bytes};
 }
 
-BoundTensor Recorder::zeroed_counters(uint32_t count) {
-    const VkDeviceSize bytes = VkDeviceSize(count) * sizeof(uint32_t);
-    if (counters_.range < bytes) {
-        const DeviceAllocation& a = scratch_owner_.emplace_back(device().memory().allocate(bytes, MemoryKind::Device));
-        counters_ = {.buffer = a.buffer, .offset = a.offset, .range = bytes};
-        hazard_check({}, {{a.buffer, a.offset, a.offset + bytes}});
-        vk::vkCmdFillBuffer(cb_, a.buffer, a.offset, bytes, 0);
-        ++stats_.copies;
-    }
-    return {.buffer = counters_.buffer, .offset = counters_.offset, .range = bytes};
-}
-
 void Recorder::barrier() {
     const VkMemoryBarrier mb{
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,

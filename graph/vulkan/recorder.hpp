@@ -67,11 +67,6 @@ public:
     // The same region as `bytes` of working memory for a kernel's partial
     // results (none of derived_copy's copies survive it).
     BoundTensor scratch(VkDeviceSize bytes);
-    // `count` 32-bit counters, zero when the next command runs, for a kernel
-    // whose workgroups count themselves done (the last one then finishes
-    // the work). One region serves the whole recording, zeroed once at its
-    // first use: every dispatch that counts in it must leave it zero.
-    BoundTensor zeroed_counters(uint32_t count);
     // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
     void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
 
@@ -102,7 +97,6 @@ private:
     };
     BoundTensor scratch_;                         // the latest scratch region
     std::optional<ScratchCopy> scratch_holds_;  // what it holds a copy of
-    BoundTensor counters_;                        // zeroed_counters' region
     std::vector<Range> pending_reads_, pending_writes_;  // since the last barrier
     RecordStats stats_;
 };

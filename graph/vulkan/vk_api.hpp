@@ -61,7 +61,6 @@ namespace tessera::vk {
     X(vkCmdDispatch)                    \
     X(vkCmdPipelineBarrier)             \
     X(vkCmdCopyBuffer)                  \
-    X(vkCmdFillBuffer)                  \
     X(vkCmdWriteTimestamp)              \
     X(vkCmdResetQueryPool)              \
     X(vkCreateQueryPool)                \

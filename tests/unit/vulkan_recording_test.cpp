@@ -296,48 +296,5 @@ TEST(VulkanRecording, DecodeAttentionSharesKeysAmongInvocationsWhereTheDeviceCan
     EXPECT_FALSE(vulkan->device().pipelines().created("attention_decode"));
 }
 
-// A token's attention over 600 cached keys splits them over 3 workgroups per
-// row, and the row's last one to finish joins their partial results: one
-// dispatch per attention, no join dispatch or barrier. Its count of finished
-// splits per row must be left zero: two such attentions in one recording,
-// the second reading the first's output, agree with the reference, and so
-// does the recording run again on another query.
-TEST(VulkanRecording, SplitDecodeAttentionJoinsInItsOwnDispatch) {
-    TESSERA_VULKAN_OR_SKIP(vulkan);
-    constexpr int64_t kHd = 16, kKeys = 600, kHeads = 4, kKvHeads = 2;
-    const Shape kv_shape{kHd, kKeys, kKvHeads, 1};
-    std::vector<uint16_t> kc(size_t(kHd * kKeys * kKvHeads)), vc(kc.size());
-    const std::vector<float> values = test::random_floats(2 * kc.size(), 7);
-    for (size_t i = 0; i < kc.size(); ++i) {
-        kc[i] = fp32_to_fp16(values[i]);
-        vc[i] = fp32_to_fp16(values[kc.size() + i]);
-    }
-    const std::vector<float> q_first = test::random_floats(size_t(kHd * kHeads), 8, 4.0f);
-    const std::vector<float> q_second = test::random_floats(size_t(kHd * kHeads), 9, 4.0f);
-    // The outputs for q_first, then for q_second, both from one executor.
-    auto run = [&](std::shared_ptr<Backend> backend) {
-        Graph g;
-        Tensor* q = g.input("q", GgmlType::F32, {kHd, kHeads, 1, 1});
-        Tensor* pos = g.input("pos", GgmlType::I32, {1, 1, 1, 1});
-        Tensor* k = g.external("k", GgmlType::F16, kv_shape, kc.data());
-        Tensor* v = g.external("v", GgmlType::F16, kv_shape, vc.data());
-        Tensor* first = attention(q, k, v, pos, 0.25f);
-        Tensor* out = attention(scale(first, 4.0f), k, v, pos, 0.25f);
-        Executor ex(g, {out}, {.backends = {backend}});
-        static_cast<int32_t*>(pos->data)[0] = int32_t(kKeys - 1);
-        std::vector<std::vector<float>> outs;
-        for (const auto* q_in : {&q_first, &q_second}) {
-            test::fill(q, *q_in);
-            ex.run();
-            outs.push_back(test::values_of(*out));
-        }
-        return outs;
-    };
-    const auto expected = run(std::make_shared<ReferenceBackend>());
-    const auto got = run(vulkan);
-    EXPECT_EQ(vulkan->last_record_stats().dispatches, 3u);  // attention, scale, attention
-    for (size_t i = 0; i < 2; ++i) EXPECT_LE(test::nmse(expected[i], got[i]), 1e-5) << "run " << i;
-}
-
 }  // namespace
 }  // namespace tessera

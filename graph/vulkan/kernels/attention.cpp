@@ -24,10 +24,11 @@ constexpr uint32_t kMaxRows = 32;
 // attention_decode.glsl's workgroup and keys per chunk.
 constexpr uint32_t kDecodeGroup = 256, kDecodeChunk = 256;
 // From this many cached positions on, a decode row's keys are split over
-// workgroups of kDecodeChunk keys each, the row's last to finish joining
-// their partial results: one workgroup per row walked a long context's
-// chunks one after another.
+// workgroups of kDecodeChunk keys each, whose partial results a second
+// dispatch joins: one workgroup per row walked a long context's chunks one
+// after another.
 constexpr int64_t kSplitFromKeys = 512;
+constexpr uint32_t kJoinGroup = 32;  // attention_decode_join.comp's invocations: 4 values of a row each
 // Shared memory grows with head_dim: at 256, 32 rows and a tile of 8 keys take 42 KiB.
 constexpr int64_t kMaxHeadDim = 256;
 
@@ -143,13 +144,13 @@ void record(const Tensor& out, Recorder& rec) {
         // Values of an F16 V in 16-byte loads where its rows are so aligned.
         const uint32_t v_pieces = v.type == GgmlType::F16 && head_dim % 8 == 0 && whole_pieces(bv, v, 16) ? 2 : 1;
         const std::vector<uint32_t> spec{kDecodeGroup, head_dim, kDecodeChunk, f16, lanes, split_keys, v_pieces};
-        if (splits == 1) {  // the partials' and counters' bindings unused
-            rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {bo, bo, bo}, push.in_pieces(true), rows);
+        if (splits == 1) {
+            rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {bo}, push.in_pieces(true), rows);
             return;
         }
         const BoundTensor partials = rec.scratch(rows * splits * (head_dim + 2) * sizeof(float));
-        const BoundTensor finished = rec.zeroed_counters(uint32_t(rows));
-        rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {bo, partials, finished}, push.in_pieces(true), rows, splits);
+        rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {partials}, push.in_pieces(true), rows, splits);
+        rec.dispatch("attention_decode_join", {kJoinGroup, head_dim, splits}, {partials}, {bo}, push.in_pieces(true), rows);
         return;
     }
     if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), k, v)) {
