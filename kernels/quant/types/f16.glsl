@@ -30,25 +30,3 @@ float mv_dot(MvChunk ch, uint j, vec4 x) {
     return dot(vec4(unpackHalf2x16(ch.h[2 * j]), unpackHalf2x16(ch.h[2 * j + 1])), x);
 }
 uint mv_pos(uint c, uint j) { return 4 * j; }
-
-#ifdef MV_STAGED
-// The staged matvec (shaders/matvec_staged.glsl) with F32 x: a unit is 32
-// values, four of mv_load's chunks.
-#define MV_UNIT_BLOCKS 1
-#include "staged_x.glsl"
-struct MvUnit {
-    uvec4 h[4];  // 8 halves each
-};
-MvUnit mv_unit(uint row, uint u) {
-    MvUnit w;
-    for (uint j = 0; j < 4; ++j) w.h[j] = mv_load(row, 4 * u + j, 0).h;
-    return w;
-}
-#ifdef MV_STAGED_F32
-float mv_unit_dot(MvUnit w, MvX x) {
-    float s = 0.0;
-    for (uint j = 0; j < 4; ++j) s += mv_dot(MvChunk(w.h[j]), 0, x.v[2 * j]) + mv_dot(MvChunk(w.h[j]), 1, x.v[2 * j + 1]);
-    return s;
-}
-#endif
-#endif
