@@ -70,15 +70,6 @@ vec4[2] value_load(uint row_at, uint j) {
     if (V_PIECES == 1) return vec4[2](KV_F16 ? vec4(v16[row_at + j]) : v32[row_at + j], vec4(0.0));
     return halves8(v16x8[row_at / 2 + j]);
 }
-// Step 3's first EARLY_VALUES keys of each slice load their values before
-// step 1, as raw bits (unpacked when used), so that those loads wait
-// alongside the keys' instead of after the softmax.
-const uint EARLY_VALUES = 4;
-uvec4 value_bits(uint row_at, uint j) {
-    if (V_PIECES == 1) return floatBitsToUint(KV_F16 ? vec4(v16[row_at + j]) : v32[row_at + j]);
-    return v16x8[row_at / 2 + j];
-}
-vec4[2] value_of_bits(uvec4 bits) { return V_PIECES == 1 ? vec4[2](uintBitsToFloat(bits), vec4(0.0)) : halves8(bits); }
 
 #ifdef KEY_LANES_BY_SHUFFLE
 // Step 1 with KEY_LANES invocations per key: invocation j of a key's lanes
@@ -134,8 +125,6 @@ void main() {
     vec4 acc[2] = vec4[2](vec4(0.0), vec4(0.0));
     for (uint c0 = key_begin; c0 < key_end; c0 += CHUNK) {
         const uint seen = min(CHUNK, key_end - c0);
-        uvec4 early[EARLY_VALUES];  // keys past seen repeat the last (not used)
-        for (uint i = 0; i < EARLY_VALUES; ++i) early[i] = value_bits(v0 + (c0 + min(slice + i * SLICES, seen - 1)) * p.v_nb1, load);
 #ifdef KEY_LANES_BY_SHUFFLE
         const float m = scores(c0, seen, k0);
 #else
@@ -160,13 +149,7 @@ void main() {
         run_max = new_max;
         if (slice < SLICES) {
             for (uint h = 0; h < V_PIECES; ++h) acc[h] *= rescale;
-            for (uint i = 0; i < EARLY_VALUES; ++i) {
-                const uint t = slice + i * SLICES;
-                const vec4[2] v = value_of_bits(early[i]);
-                if (t < seen)
-                    for (uint h = 0; h < V_PIECES; ++h) acc[h] += ps[t] * v[h];
-            }
-            for (uint t = slice + EARLY_VALUES * SLICES; t < seen; t += SLICES) {
+            for (uint t = slice; t < seen; t += SLICES) {
                 const vec4[2] v = value_load(v0 + (c0 + t) * p.v_nb1, load);
                 for (uint h = 0; h < V_PIECES; ++h) acc[h] += ps[t] * v[h];
             }
