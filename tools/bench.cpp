@@ -173,9 +173,8 @@ void run_bench(const BenchOptions& o) {
     if (o.n_prompt > 0) results.push_back({.name = "pp" + std::to_string(o.n_prompt) + at_depth, .n_prompt = o.n_prompt});
     if (o.n_gen > 0) results.push_back({.name = "tg" + std::to_string(o.n_gen) + at_depth, .n_gen = o.n_gen});
     const std::vector<int32_t> depth = bench_tokens(o.n_depth, m->hparams().n_vocab, bos);
+    const int32_t first = o.n_depth > 0 ? -1 : bos;  // after a depth the tests continue the context: no second BOS
     for (TestResult& r : results) {
-        // After a depth the test's tokens continue the context: no second BOS.
-        const int32_t first = o.n_depth > 0 ? -1 : bos;
         const std::vector<int32_t> prompt = bench_tokens(r.n_prompt, m->hparams().n_vocab, first);
         const std::vector<int32_t> generated = bench_tokens(r.n_gen, m->hparams().n_vocab, first);
         time_pass(session, depth, prompt, generated);  // warm-up
