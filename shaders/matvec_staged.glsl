@@ -67,8 +67,6 @@ const uint XF_STRIDE = (STAGED_BLOCKS + 7) / 8 * 8 + 1;
 shared vec4 xf[8 * XF_STRIDE];
 #endif
 
-#include "attention_prologue.glsl"
-
 // NORMED: each subgroup's sum of squares of each token's x (subgroups of 8 or more).
 shared float partial[COLS * gl_WorkGroupSize.x / 8];
 float inv_rms[COLS];  // NORMED: each token's 1 / rms(x), else 1
@@ -122,11 +120,9 @@ void stage_piece(uint at, vec4 v) {
 // block's 8 pieces are in the same trip of the loop).
 void stage_x() {
     const uint words = p.k / 4, lane = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
-    if (ATTENDS) attend();
     for (uint c = 0; c < COLS; ++c) {
         squares[c] = 0.0;
-        for (uint i = lane; i < words; i += gl_WorkGroupSize.x)
-            stage_piece(c * words + i, ATTENDS ? att_x4(4 * i) : x_piece(c, 4 * i));
+        for (uint i = lane; i < words; i += gl_WorkGroupSize.x) stage_piece(c * words + i, x_piece(c, 4 * i));
         if (NORMED) {
             const float s = subgroupAdd(squares[c]);
             if (subgroupElect()) partial[c * gl_NumSubgroups + gl_SubgroupID] = s;

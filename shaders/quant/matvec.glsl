@@ -59,7 +59,7 @@
 layout(constant_id = 1) const uint ROWS = 2;  // rows of W per workgroup (even with ROPE)
 layout(constant_id = 2) const uint COLS = 1;  // tokens per workgroup
 layout(constant_id = 3) const bool ADDEND = false;  // y = W x + a
-const uint PLAIN = 0, NORM = 1, NORM_GAIN = 2, SWIGLU = 3, ATTENTION = 4;  // ATTENTION: staged only
+const uint PLAIN = 0, NORM = 1, NORM_GAIN = 2, SWIGLU = 3;
 layout(constant_id = 4) const uint PROLOGUE = PLAIN;
 layout(constant_id = 5) const bool ROPE = false;
 layout(constant_id = 6) const bool SCATTER = false;

@@ -3,7 +3,6 @@
 // matrices of many rows, matmul_tall_coopmat.glsl (tensor cores) where the
 // device and the build have them, else of shaders/quant/matmul.glsl (tiled).
 #include <algorithm>
-#include <bit>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -17,8 +16,6 @@
 #include "graph/vulkan/kernels/weight_shaders.hpp"
 #include "graph/vulkan/shader_library.hpp"
 #include "kernels/quant/activation_precision.hpp"
-#include "graph/vulkan/vulkan_error.hpp"
-#include "ops/attention.hpp"
 #include "ops/norm.hpp"
 #include "ops/rope.hpp"
 
@@ -196,7 +193,7 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
 uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
 
 // shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
-enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3, Attention = 4 };
+enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3 };
 
 }  // namespace
 
@@ -205,8 +202,7 @@ enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3, 
 void record_matvec(const FusedMatvec& f, Recorder& rec) {
     const Tensor &mm = *f.matmul, &w = *mm.src[0], &out = f.out();
     const Tensor& x = f.norm ? *f.norm->src[0] : f.swiglu ? *f.swiglu->src[0] : *mm.src[1];
-    // With attention in the prologue, x is q's values in the view's layout.
-    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(f.attention ? *f.attention->src[0] : x), by = rec.bind(out);
+    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(out);
     const uint32_t cols = uint32_t(x.ne[1]);
     MatmulPush push = matmul_push(w, x, bw, bx, cols);
     push.y = row_layout(f.rope ? *f.matmul : out, by, 4);  // a rope's rows are the product's
@@ -234,23 +230,6 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.x2_nb1 = uint32_t(up.nb[1] / 4);
     }
     BoundTensor bpos = bx, bids = bx;
-    std::vector<uint32_t> attention_spec;
-    if (f.attention) {  // K and V at bindings 3 and 5 (shaders/attention_prologue.glsl)
-        const Tensor &q = *f.attention->src[0], &k = *f.attention->src[1], &v = *f.attention->src[2];
-        prologue = Prologue::Attention;
-        bx2 = rec.bind(k);
-        bids = rec.bind(v);
-        bpos = rec.bind(*f.attention->src[3]);
-        if (bx2.shift % 16 != 0 || bids.shift % 16 != 0) throw VulkanError("attention prologue: cache views not 16-byte aligned");
-        push.x2_first = bx2.first(2);
-        push.x2_nb1 = uint32_t(k.nb[1] / 2);
-        push.ids_first = bids.first(2);
-        push.dst_ne1 = uint32_t(k.ne[1]);
-        push.pos_first = bpos.first(4);
-        attention_spec = {uint32_t(q.ne[1]), uint32_t(k.ne[2]), uint32_t(q.ne[0]), uint32_t(k.nb[2] / 2),
-                          uint32_t(v.nb[1] / 2), uint32_t(v.nb[2] / 2),
-                          std::bit_cast<uint32_t>(f.attention->param<AttentionParams>().scale), uint32_t(k.ne[1])};
-    }
     push.rot = uint32_t(f.head_dim) << 16;
     if (f.rope) {
         const RopeParams& rp = f.rope->param<RopeParams>();
@@ -280,10 +259,7 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         spec[1] = variant.rows;
         group_rows = variant.rows * std::max(spec[0] / device.info().subgroup_size, 1u);
         spec.insert(spec.end(), {push.k / 32 * cols, group_rows});
-        spec.insert(spec.end(), attention_spec.begin(), attention_spec.end());
-        if (f.attention) spec.push_back(std::max(spec[0] / device.info().subgroup_size, 1u));
     } else {
-        if (f.attention) throw VulkanError("attention prologue: no staged matvec for " + variant.shader);
         // At least a thread per row and token: each stores one.
         spec[0] = std::max(device.strided_group_size(kMatvecGroup), kMatvecRows * cols);
     }

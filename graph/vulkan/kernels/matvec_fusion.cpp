@@ -55,36 +55,11 @@ const Tensor* rope_source(const Tensor& r) {
     return v.src[0];
 }
 
-// v is `of` [head_dim, heads, 1] seen as one row [head_dim * heads, 1].
-bool is_flat_row(const Tensor& v, const Tensor& of) {
-    return v.is_view() && v.src[0] == &of && v.view_offset == 0 && of.is_contiguous() && v.is_contiguous() &&
-           v.ne[0] == of.ne[0] * of.ne[1] && v.ne[1] == 1 && of.ne[2] == 1;
-}
-
-// A cache view [head_dim, n_kv, kv heads] of fp16 values in 16-byte pieces.
-bool f16_pieces(const Tensor& c) {
-    return c.type == GgmlType::F16 && c.ne[0] % 8 == 0 && c.nb[1] % 16 == 0 && c.nb[2] % 16 == 0 && c.ne[3] == 1;
-}
-
-// One token's attention the o matvec computes in its prologue
-// (shaders/attention_prologue.glsl): an F16 cache, few kv heads and a
-// window of at most kAttentionPrologueKeys positions, so that each
-// workgroup's share (every head, over every key) stays small.
-constexpr int64_t kAttentionPrologueKeys = 256, kAttentionPrologueKvHeads = 8;
-bool attention_in_prologue(const Tensor& a) {
-    const Tensor &q = *a.src[0], &k = *a.src[1], &v = *a.src[2];
-    return q.ne[2] == 1 && q.is_contiguous() && f16_pieces(k) && f16_pieces(v) && k.ne[1] <= kAttentionPrologueKeys &&
-           k.ne[2] <= kAttentionPrologueKvHeads && q.ne[1] % k.ne[2] == 0 && q.ne[0] <= 256;
-}
-
 // The matvec (and its prologue) of an inlined matmul or of a matmul.
 FusedMatvec with_prologue(const Tensor& matmul) {
     FusedMatvec f{.matmul = &matmul};
     const Tensor& x = *matmul.src[1];
-    if (x.is_view() && x.src[0]->inlined && is(*x.src[0], "attention"))
-        f.attention = x.src[0];
-    else if (x.inlined)
-        (is(x, "rms_norm") ? f.norm : f.swiglu) = &x;
+    if (x.inlined) (is(x, "rms_norm") ? f.norm : f.swiglu) = &x;
     return f;
 }
 
@@ -102,7 +77,6 @@ bool inlines(const Tensor& node, std::span<Tensor* const> readers) {
                dense_rows(*node.src[1], 4) && all_read_as_x();
     if (readers.size() != 1) return false;
     const Tensor& r = *readers[0];
-    if (is(node, "attention")) return attention_in_prologue(node) && is_matvec(r) && is_flat_row(*r.src[1], node);
     if (is(node, "matmul")) {
         if (!is_matvec(node) || node.src.size() > 2) return false;  // no addend
         if (is(r, "rope")) return rope_on_rows(r) && is_head_reshape(*r.src[0], node);

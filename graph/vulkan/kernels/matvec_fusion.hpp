@@ -30,7 +30,6 @@ struct FusedMatvec {
     const Tensor* matmul = nullptr;  // y = W x (+ its addend)
     const Tensor* norm = nullptr;    // x is this rms_norm of x0 (inlined)
     const Tensor* swiglu = nullptr;  // x is this swiglu (inlined)
-    const Tensor* attention = nullptr;  // x is this attention, one token's (inlined)
     const Tensor* rope = nullptr;    // the rows rotated by this rope
     const Tensor* store = nullptr;   // the rows stored by this set_rows
     int64_t head_dim = 0;            // with rope or store: rows per head
