@@ -8,6 +8,7 @@
 // one of 4 values' indices, two of 16 values') instead of halves and bytes.
 #include "weight_type.glsl"
 #include "iq4_values.glsl"
+#include "nibbles32.glsl"
 
 #define QK 256
 const uint BLOCK_PAIRS = 17;
@@ -19,10 +20,8 @@ float sub_block_scale(uvec2 head, uint s) {
     const uint low = head.y >> (4 * s) & 0xFu, high = head.x >> (16 + 2 * s) & 3u;
     return unpackHalf2x16(head.x).x * float(int(low | high << 4) - 32);
 }
-// Values l..l+3 (of sub-block l / 32) from their qs word.
-vec4 four_values(uint qs, uint l, float dl) {
-    return dl * iq4_values(qs >> (l % 32 / 16 * 4) & 0x0F0F0F0Fu);
-}
+// Values l..l+3 (of sub-block l / 32, packed as Q4_0's block) from their qs word.
+vec4 four_values(uint qs, uint l, float dl) { return dl * iq4_values(nibbles4(qs, l)); }
 
 vec4 dequant4(uint row, uint i) {
     const uint b = row + i / QK, l = i % QK;
