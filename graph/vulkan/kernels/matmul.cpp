@@ -2,7 +2,6 @@
 // for a few tokens, for more of shaders/quant/matmul_coopmat.glsl or, for
 // matrices of many rows, matmul_tall_coopmat.glsl (tensor cores) where the
 // device and the build have them, else of shaders/quant/matmul.glsl (tiled).
-#include <cstdlib>
 #include <algorithm>
 #include <optional>
 #include <string_view>
@@ -270,14 +269,6 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
 
 namespace {
 
-// PROTOTYPE (TESSERA_DIRECT=1): F16 W and x's fp16 copy loaded straight into cooperative matrices.
-bool direct_f16(Recorder& rec, const Tensor& w, const Tensor& x, const BoundTensor& bw) {
-    const CoopmatShape& s = rec.device().coopmat();
-    return std::getenv("TESSERA_DIRECT") && w.type == GgmlType::F16 && s && s.m == 16 && s.n == 16 && s.k == 16 &&
-           find_shader("matmul_f16_direct_coopmat") && w.ne[1] % 64 == 0 && x.ne[1] % 64 == 0 && w.ne[0] % 64 == 0 &&
-           bw.shift % 16 == 0 && w.nb[1] % 16 == 0 && rec.device().info().subgroup_size == 32;
-}
-
 // Matrix x matrix: tensor cores where the device and the build have them,
 // else the tiled kernel; neither adds the addend, an add after them does
 // (prompts: one dispatch more does not matter).
@@ -290,14 +281,7 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         push.y = row_layout(y, by, 4);
         return push;
     };
-    if (direct_f16(rec, w, x, bw)) {
-        MatmulPush push = matmul_push(64);
-        const HalfCopy x16 = record_half_copy(x, rec);
-        push.x = x16.rows;
-        const CoopmatShape& s = rec.device().coopmat();
-        rec.dispatch("matmul_f16_direct_coopmat", {4 * rec.device().info().subgroup_size, 64, 64, 64, s.m, s.n, s.k},
-                     {bw, x16.binding}, {by}, push, groups_of(push.n, 64), push.col_groups * batches);
-    } else if (const auto coop = coopmat_shader(rec.device(), w.type, w.ne[1])) {
+    if (const auto coop = coopmat_shader(rec.device(), w.type, w.ne[1])) {
         const auto& [shader, t] = *coop;
         MatmulPush push = matmul_push(t.bn);
         const HalfCopy x16 = record_half_copy(x, rec);
