@@ -43,9 +43,7 @@ layout(binding = 4, scalar) writeonly buffer Partials { float partials[]; };  //
 #include "attention_decode_rows.glsl"
 
 const uint PIECES = KV_F16 ? 2 : 1;  // 4-value pieces per 16 bytes
-// Keys per slot and batch.
-layout(constant_id = 5) const uint UNROLL = 4;
-const uint SLOTS = gl_WorkGroupSize.x / KEY_LANES;
+const uint SLOTS = gl_WorkGroupSize.x / KEY_LANES, UNROLL = 4;
 
 // Each subgroup's first slot's max, sum and P V, for the join.
 shared float slot_max[gl_WorkGroupSize.x], slot_sum[gl_WorkGroupSize.x];
@@ -80,12 +78,9 @@ void main() {
     if (row >= decode_rows()) return;
     const DecodeRow query = decode_row(row);
     const uint token = query.token, head = query.head, kv_head = query.kv_head;
-    // The workgroup's keys of the window, and of them those that the token
-    // sees (up to its position). The first batch loads before its position
-    // arrives, from the window.
-    const uint window_begin = gl_WorkGroupID.z * SPLIT_KEYS;
-    const uint window_end = SPLIT_KEYS == 0 ? p.n_kv : min(window_begin + SPLIT_KEYS, p.n_kv);
-    const uint key_end = min(window_end, uint(max(positions[p.pos_first + token] + 1, 0)));
+    const uint n_keys = uint(clamp(positions[p.pos_first + token] + 1, 0, int(p.n_kv)));
+    const uint key_begin = SPLIT_KEYS == 0 ? 0 : min(gl_WorkGroupID.z * SPLIT_KEYS, n_keys);
+    const uint key_end = SPLIT_KEYS == 0 ? n_keys : min(key_begin + SPLIT_KEYS, n_keys);
 
     // This invocation's piece j of every key and value row, and its slot.
     const uint j = tid % KEY_LANES, slot = tid / KEY_LANES;
@@ -97,10 +92,10 @@ void main() {
 
     const uint k0 = p.k_first + kv_head * p.k_nb2, v0 = p.v_first + kv_head * p.v_nb2;
     State s = State(NO_MAX, 0.0, vec4[2](vec4(0.0), vec4(0.0)));
-    for (uint base = window_begin + slot;; base += UNROLL * SLOTS) {
+    for (uint base = key_begin + slot; base < key_end; base += UNROLL * SLOTS) {
         vec4 k[UNROLL][2], v[UNROLL][2];
-        for (uint i = 0; i < UNROLL; ++i) {  // keys past the window repeat its last (not used)
-            const uint t = min(base + i * SLOTS, window_end - 1);
+        for (uint i = 0; i < UNROLL; ++i) {  // keys past the end repeat the last (not used)
+            const uint t = min(base + i * SLOTS, key_end - 1);
             k[i] = piece(true, k0 + t * p.k_nb1, j);
             v[i] = piece(false, v0 + t * p.v_nb1, j);
         }
@@ -123,7 +118,6 @@ void main() {
             s.acc[0] += pr * v[i][0];
             s.acc[1] += pr * v[i][1];
         }
-        if (base + UNROLL * SLOTS >= key_end) break;
     }
 
     // The slots of a subgroup, then the subgroups' first slots.
@@ -136,16 +130,9 @@ void main() {
     }
     barrier();
     if (tid >= KEY_LANES) return;
-    // Every subgroup's state weighed by the largest max at once (no chain of joins).
-    float m = NO_MAX;
-    for (uint g = 0; g < gl_NumSubgroups; ++g) m = max(m, slot_max[g * KEY_LANES + j]);
-    s = State(m, 0.0, vec4[2](vec4(0.0), vec4(0.0)));
-    for (uint g = 0; g < gl_NumSubgroups; ++g) {
+    for (uint g = 1; g < gl_NumSubgroups; ++g) {
         const uint other = g * KEY_LANES + j;
-        const float w = exp(slot_max[other] - m);
-        s.l += w * slot_sum[other];
-        s.acc[0] += w * slot_acc[other][0];
-        s.acc[1] += w * slot_acc[other][1];
+        s = joined(s, State(slot_max[other], slot_sum[other], slot_acc[other]));
     }
     if (SPLIT_KEYS == 0) {
         const uint out_at = p.o_first + head * p.o_nb1 + token * p.o_nb2 + PIECES * j;

@@ -28,7 +28,6 @@ constexpr uint32_t kDecodeGroup = 256, kDecodeChunk = 256;
 // dispatch joins: one workgroup per row walked a long context's chunks one
 // after another.
 constexpr int64_t kSplitFromKeys = 512;
-constexpr uint32_t kSubgroupsGroup = 256, kSubgroupsUnroll = 4;
 constexpr uint32_t kJoinGroup = 32;  // attention_decode_join.comp's invocations: 4 values of a row each
 // Shared memory grows with head_dim: at 256, 32 rows and a tile of 8 keys take 42 KiB.
 constexpr int64_t kMaxHeadDim = 256;
@@ -146,7 +145,7 @@ void record(const Tensor& out, Recorder& rec) {
         // Values of an F16 V in 16-byte loads where its rows are so aligned.
         const uint32_t v_pieces = v.type == GgmlType::F16 && head_dim % 8 == 0 && whole_pieces(bv, v, 16) ? 2 : 1;
         const std::vector<uint32_t> spec =
-            subgroups ? std::vector<uint32_t>{kSubgroupsGroup, head_dim, f16, lanes, split_keys, kSubgroupsUnroll}
+            subgroups ? std::vector<uint32_t>{kDecodeGroup, head_dim, f16, lanes, split_keys}
                       : std::vector<uint32_t>{kDecodeGroup, head_dim, kDecodeChunk, f16, lanes, split_keys, v_pieces};
         if (splits == 1) {
             rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {bo}, push.in_pieces(true), rows);
