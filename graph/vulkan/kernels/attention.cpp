@@ -137,16 +137,13 @@ void record(const Tensor& out, Recorder& rec) {
     const bool kv_pieces = whole_pieces(bk, k, piece) && whole_pieces(bv, v, piece);
     if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces && whole_pieces(bo, out, 16)) {
         const uint32_t lanes = decode_key_lanes(rec.device().info(), k, bk, head_dim);
-        const bool subgroups = lanes != 0 && whole_pieces(bv, v, 16);
-        const char* shader = subgroups ? "attention_decode_subgroups" : "attention_decode";
+        const char* shader = lanes != 0 ? "attention_decode_lanes" : "attention_decode";
         const uint64_t rows = uint64_t(k.ne[2]) * rows_per_kv_head;
         const uint32_t splits = k.ne[1] >= kSplitFromKeys ? uint32_t((k.ne[1] + kDecodeChunk - 1) / kDecodeChunk) : 1;
         const uint32_t f16 = k.type == GgmlType::F16, split_keys = splits > 1 ? kDecodeChunk : 0;
         // Values of an F16 V in 16-byte loads where its rows are so aligned.
         const uint32_t v_pieces = v.type == GgmlType::F16 && head_dim % 8 == 0 && whole_pieces(bv, v, 16) ? 2 : 1;
-        const std::vector<uint32_t> spec =
-            subgroups ? std::vector<uint32_t>{kDecodeGroup, head_dim, f16, lanes, split_keys}
-                      : std::vector<uint32_t>{kDecodeGroup, head_dim, kDecodeChunk, f16, lanes, split_keys, v_pieces};
+        const std::vector<uint32_t> spec{kDecodeGroup, head_dim, kDecodeChunk, f16, lanes, split_keys, v_pieces};
         if (splits == 1) {
             rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {bo}, push.in_pieces(true), rows);
             return;
