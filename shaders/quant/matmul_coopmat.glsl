@@ -62,6 +62,14 @@ const uint RUNS_PER_ROW = BK / (4 * RUN), W_RUNS = (BM * RUNS_PER_ROW + WG - 1) 
 const uint X_PIECES = (BN * BK / 4 + WG - 1) / WG;
 vec4 wnext[W_PIECES];
 uvec2 xnext[X_PIECES];
+#ifdef HAS_RAW_HALVES
+// True where W's rows start 8-byte aligned (graph/vulkan/kernels/matmul.cpp):
+// its pieces go to the tile as loaded (wraw), like x's.
+layout(constant_id = 7) const bool W_RAW = false;
+uvec2 wraw[W_PIECES];
+#else
+const bool W_RAW = false;
+#endif
 
 uvec2 pack4(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f16vec2(v.zw))); }
 
@@ -78,6 +86,13 @@ void fetch(uint k0, uint row0, uint col0, uint x0) {
         const mat4 w = dequant16(wr, min(kk, p.k - 16));
         for (uint j = 0; j < 4; ++j) wnext[4 * i + j] = kk < p.k ? w[j] : vec4(0.0);
 #else
+#ifdef HAS_RAW_HALVES
+        if (W_RAW) {
+            const uvec2 w = raw_halves4(wr, min(kk, p.k - 4));
+            wraw[i] = kk < p.k ? w : uvec2(0);
+            continue;
+        }
+#endif
         const vec4 w = dequant4(wr, min(kk, p.k - 4));
         wnext[i] = kk < p.k ? w : vec4(0.0);
 #endif
@@ -93,7 +108,12 @@ void store_tiles(uint buf) {
     const uint t = gl_LocalInvocationID.x, wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
     for (uint i = 0; i < W_PIECES; ++i) {
         const uint v = t + i / RUN * WG;  // run v, piece i % RUN of it
-        if (v < BM * RUNS_PER_ROW) wtile[wb + v / RUNS_PER_ROW * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN] = pack4(wnext[i]);
+#ifdef HAS_RAW_HALVES
+        const uvec2 w = W_RAW ? wraw[i] : pack4(wnext[i]);
+#else
+        const uvec2 w = pack4(wnext[i]);
+#endif
+        if (v < BM * RUNS_PER_ROW) wtile[wb + v / RUNS_PER_ROW * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN] = w;
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = t + i * WG;
