@@ -24,6 +24,13 @@
 //                              (Q4_K and Q6_K decode the scale once per 16,
 //                              Q4_0 loads 16 values' qs at once)
 //
+// or, with #define HAS_RAW_HALVES (F16, whose values are the tiles' own),
+//
+//   uvec2 raw_halves4(uint row, uint i)
+//                              values i..i+3 as 4 fp16 bits, one 8-byte load:
+//                              the tensor-core matmul copies them to its tile
+//                              as they are
+//
 // A type whose C++ definition has GpuGroups is uploaded regrouped
 // (kernels/quant/gpu_layout.hpp); its part declares the binding as an array
 // of groups instead of blocks (q4_0.glsl).

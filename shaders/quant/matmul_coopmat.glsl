@@ -60,18 +60,16 @@ const uint RUN = 1;
 #endif
 const uint RUNS_PER_ROW = BK / (4 * RUN), W_RUNS = (BM * RUNS_PER_ROW + WG - 1) / WG, W_PIECES = W_RUNS * RUN;
 const uint X_PIECES = (BN * BK / 4 + WG - 1) / WG;
-vec4 wnext[W_PIECES];
-uvec2 xnext[X_PIECES];
 #ifdef HAS_RAW_HALVES
-// True where W's rows start 8-byte aligned (graph/vulkan/kernels/matmul.cpp):
-// its pieces go to the tile as loaded (wraw), like x's.
-layout(constant_id = 7) const bool W_RAW = false;
-uvec2 wraw[W_PIECES];
+uvec2 wnext[W_PIECES];  // fp16 weights go to the tile as loaded, like x
 #else
-const bool W_RAW = false;
+vec4 wnext[W_PIECES];
 #endif
+uvec2 xnext[X_PIECES];
 
-uvec2 pack4(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f16vec2(v.zw))); }
+// A piece of W as the tile holds it: 4 fp16 values.
+uvec2 tile_piece(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f16vec2(v.zw))); }
+uvec2 tile_piece(uvec2 halves) { return halves; }
 
 // Reads the tiles of the step at k0 into wnext and xnext. Values past k are
 // zeros; rows and tokens past the edge repeat the last one (their results
@@ -85,14 +83,10 @@ void fetch(uint k0, uint row0, uint col0, uint x0) {
 #ifdef HAS_DEQUANT16
         const mat4 w = dequant16(wr, min(kk, p.k - 16));
         for (uint j = 0; j < 4; ++j) wnext[4 * i + j] = kk < p.k ? w[j] : vec4(0.0);
+#elif defined(HAS_RAW_HALVES)
+        const uvec2 w = raw_halves4(wr, min(kk, p.k - 4));
+        wnext[i] = kk < p.k ? w : uvec2(0);
 #else
-#ifdef HAS_RAW_HALVES
-        if (W_RAW) {
-            const uvec2 w = raw_halves4(wr, min(kk, p.k - 4));
-            wraw[i] = kk < p.k ? w : uvec2(0);
-            continue;
-        }
-#endif
         const vec4 w = dequant4(wr, min(kk, p.k - 4));
         wnext[i] = kk < p.k ? w : vec4(0.0);
 #endif
@@ -108,12 +102,7 @@ void store_tiles(uint buf) {
     const uint t = gl_LocalInvocationID.x, wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
     for (uint i = 0; i < W_PIECES; ++i) {
         const uint v = t + i / RUN * WG;  // run v, piece i % RUN of it
-#ifdef HAS_RAW_HALVES
-        const uvec2 w = W_RAW ? wraw[i] : pack4(wnext[i]);
-#else
-        const uvec2 w = pack4(wnext[i]);
-#endif
-        if (v < BM * RUNS_PER_ROW) wtile[wb + v / RUNS_PER_ROW * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN] = w;
+        if (v < BM * RUNS_PER_ROW) wtile[wb + v / RUNS_PER_ROW * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN] = tile_piece(wnext[i]);
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = t + i * WG;

@@ -281,18 +281,17 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         push.y = row_layout(y, by, 4);
         return push;
     };
-    if (const auto coop = coopmat_shader(rec.device(), w.type, w.ne[1])) {
+    // F16 rows go to the tensor cores' tiles in 8-byte loads (f16.glsl).
+    const bool coop_aligned = w.type != GgmlType::F16 || (bw.shift % 8 == 0 && w.nb[1] % 8 == 0);
+    if (const auto coop = coop_aligned ? coopmat_shader(rec.device(), w.type, w.ne[1]) : std::nullopt) {
         const auto& [shader, t] = *coop;
         MatmulPush push = matmul_push(t.bn);
         const HalfCopy x16 = record_half_copy(x, rec);
         push.x = x16.rows;
         const CoopmatShape& s = rec.device().coopmat();
         const uint32_t group = t.subgroups(s) * rec.device().info().subgroup_size;
-        // Weights of fp16 values whose rows start 8-byte aligned go to the
-        // tiles as loaded (W_RAW; the shaders of other types ignore it).
-        const uint32_t raw = w.type == GgmlType::F16 && bw.shift % 8 == 0 && w.nb[1] % 8 == 0;
-        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k, raw}, {bw, x16.binding}, {by}, push,
-                     groups_of(push.n, t.bm), push.col_groups * batches);
+        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, x16.binding}, {by}, push, groups_of(push.n, t.bm),
+                     push.col_groups * batches);
     } else {
         const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
         const MatmulPush push = matmul_push(t.bn);

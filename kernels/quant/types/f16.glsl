@@ -12,9 +12,9 @@ vec4 dequant4(uint row, uint i) {
     return vec4(weights[b].v, weights[b + 1].v, weights[b + 2].v, weights[b + 3].v);
 }
 
-// The tensor-core matmul's fetch (shaders/quant/matmul_coopmat.glsl) copies
-// values i..i+3 as they are, one 8-byte load, where the row starts 8-byte
-// aligned (its W_RAW specialization constant): no widening and narrowing.
+// The tensor-core matmul (shaders/quant/matmul_coopmat.glsl) copies values
+// i..i+3 to its fp16 tile as they are, one 8-byte load (its rows start 8-byte
+// aligned: graph/vulkan/kernels/matmul.cpp): no widening and narrowing.
 #define HAS_RAW_HALVES
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights4 { uvec2 weights4[]; };
 uvec2 raw_halves4(uint row, uint i) { return weights4[(row + i) / 4]; }
