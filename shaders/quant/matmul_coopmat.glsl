@@ -145,7 +145,9 @@ void main() {
     store_tiles(0);
     barrier();
     for (uint k0 = 0, buf = 0; k0 < p.k; k0 += BK, buf ^= 1) {
+#ifndef FETCH_AFTER_MULTIPLIES
         fetch(k0 + BK, row0, col0, x0);  // past k on the last step: zeros, unused
+#endif
         const uint wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
         for (uint kk = 0; kk < BK; kk += CK) {
             fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a0, a1;
@@ -171,6 +173,9 @@ void main() {
         }
         // The other buffer's last readers, the previous step's multiplies,
         // finished before the last barrier.
+#ifdef FETCH_AFTER_MULTIPLIES
+        fetch(k0 + BK, row0, col0, x0);
+#endif
         store_tiles(buf ^ 1);
         barrier();
     }

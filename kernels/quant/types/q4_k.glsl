@@ -38,6 +38,10 @@ vec4 dequant4(uint row, uint i) {
 // Values i..i+15 (i a multiple of 16: one sub-block) with one decode of the
 // scale and min and one load of their nibbles (the tensor-core matmul's fetch).
 #define HAS_DEQUANT16
+// The tensor-core matmul fetches the next step after its multiplies, not
+// before: its registers (215 -> 205 in the tall kernel on an H200) hold no
+// fetched values across them (docs/vulkan.md).
+#define FETCH_AFTER_MULTIPLIES
 mat4 dequant16(uint row, uint i) {
     const uint b = row + i / QK, l = i % QK;
     const vec2 sm = sub_block_scale_min(b, l);
