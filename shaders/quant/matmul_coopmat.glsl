@@ -8,7 +8,8 @@
 // accumulators. Per step of BK values the threads dequantize W's BM x BK
 // tile and copy x's BN x BK tile into shared memory as fp16, then each
 // subgroup multiplies its CM x CK and CK x CN pieces while the loads of the
-// next step are in flight (held in registers until the multiplies are done). The tiles are
+// next step are in flight (held in registers until the multiplies are done;
+// a type that defines FETCH_AFTER_MULTIPLIES loads them after). The tiles are
 // double-buffered: the next step's go to the other buffer, so one barrier per
 // step suffices. Results go out through a per-subgroup staging matrix in
 // shared memory, so that rows and tokens past the edge are not stored.
