@@ -33,8 +33,8 @@
 //
 // A type may also #define FETCH_AFTER_MULTIPLIES: the tensor-core matmul then
 // loads each next step's values after the step's multiplies instead of
-// before, holding none of them across the multiplies. Measure it: Q4_K's
-// registers and speed gained, Q4_0's speed lost (docs/vulkan.md).
+// before, holding none of them across the multiplies. Measure it: Q4_K
+// gained, Q4_0 lost (docs/vulkan.md).
 //
 // A type whose C++ definition has GpuGroups is uploaded regrouped
 // (kernels/quant/gpu_layout.hpp); its part declares the binding as an array

@@ -39,8 +39,7 @@ vec4 dequant4(uint row, uint i) {
 // scale and min and one load of their nibbles (the tensor-core matmul's fetch).
 #define HAS_DEQUANT16
 // The tensor-core matmul fetches the next step after its multiplies, not
-// before (weight_type.glsl): on an H200 its registers went from 186 to 161
-// (square) and 215 to 205 (tall), pp512 up 7-15% (docs/vulkan.md).
+// before (weight_type.glsl): on an H200 pp512 went up 7-15% (docs/vulkan.md).
 #define FETCH_AFTER_MULTIPLIES
 mat4 dequant16(uint row, uint i) {
     const uint b = row + i / QK, l = i % QK;
