@@ -7,6 +7,7 @@
 #include <bit>
 #include <optional>
 
+#include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 #include "graph/vulkan/shader_library.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
@@ -31,11 +32,6 @@ constexpr int64_t kSplitFromKeys = 512;
 constexpr uint32_t kJoinGroup = 32;  // attention_decode_join.comp's invocations: 4 values of a row each
 // Shared memory grows with head_dim: at 256, 32 rows and a tile of 8 keys take 42 KiB.
 constexpr int64_t kMaxHeadDim = 256;
-
-// Whether t's start and strides are whole pieces of `bytes` (Push::in_pieces can count them).
-bool whole_pieces(const BoundTensor& b, const Tensor& t, uint32_t bytes) {
-    return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0;
-}
 
 // Invocations per key for attention_decode_lanes.comp's scores: one
 // 16-byte load each, so that a subgroup's loads read whole key rows

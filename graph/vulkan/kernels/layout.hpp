@@ -27,6 +27,12 @@ inline RowShape row_shape(const Tensor& y) {
     return {uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows())};
 }
 
+// Whether t's start and row and plane strides in its binding are whole
+// pieces of `bytes` (a shader can load them so, or count in them).
+inline bool whole_pieces(const BoundTensor& b, const Tensor& t, uint32_t bytes) {
+    return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0;
+}
+
 // Rows whose values are contiguous (nb[0] is the element size).
 inline bool dense_rows(const Tensor& t, size_t elem_bytes) { return t.nb[0] == elem_bytes; }
 

@@ -99,14 +99,16 @@ constexpr CoopTile kCoopSquare{"matmul_coopmat", 64, 64, 64, 2}, kCoopTall{"matm
 static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0, "whole runs of dequant16");
 constexpr int64_t kTallFromRows = 4096;
 
-// The tensor-core variant for weights of `type` with `rows` rows where the
-// device and the build have it.
-std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, GgmlType type, int64_t rows) {
+// The tensor-core variant for weights w (bound as bw) where the device and
+// the build have it, and where F16 rows start 8-byte aligned (f16.glsl loads
+// them 4 values at once).
+std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, const Tensor& w, const BoundTensor& bw) {
     const CoopmatShape& s = device.coopmat();
-    const CoopTile& t = rows >= kTallFromRows ? kCoopTall : kCoopSquare;
-    std::string name = weight_shader(t.skeleton, type);
+    const CoopTile& t = w.ne[1] >= kTallFromRows ? kCoopTall : kCoopSquare;
+    std::string name = weight_shader(t.skeleton, w.type);
     if (!s || t.bm % (t.frag_rows * s.m) != 0 || t.bn % (2 * s.n) != 0 || t.bk % s.k != 0 || !find_shader(name) ||
-        t.shared_bytes(s) > device.limits().maxComputeSharedMemorySize)
+        t.shared_bytes(s) > device.limits().maxComputeSharedMemorySize ||
+        (w.type == GgmlType::F16 && !whole_pieces(bw, w, 8)))
         return std::nullopt;
     return std::pair{std::move(name), t};
 }
@@ -281,9 +283,7 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         push.y = row_layout(y, by, 4);
         return push;
     };
-    // F16 rows go to the tensor cores' tiles in 8-byte loads (f16.glsl).
-    const bool coop_aligned = w.type != GgmlType::F16 || (bw.shift % 8 == 0 && w.nb[1] % 8 == 0);
-    if (const auto coop = coop_aligned ? coopmat_shader(rec.device(), w.type, w.ne[1]) : std::nullopt) {
+    if (const auto coop = coopmat_shader(rec.device(), w, bw)) {
         const auto& [shader, t] = *coop;
         MatmulPush push = matmul_push(t.bn);
         const HalfCopy x16 = record_half_copy(x, rec);
