@@ -41,14 +41,13 @@ const uint WM = COOP_ROWS * CM, WN = 2 * CN;  // workgroup = (BM / WM) * (BN / W
 layout(binding = 1, scalar) readonly buffer X { uvec2 x4[]; };  // 4 fp16 values each
 layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
 
-// The tiles hold 8 fp16 values per uvec4, in rows padded by 8 values: each
-// row stays 16-byte aligned, and 8 successive rows start in different banks.
-// Two of each: buffer b starts at b * BM * STRIDE (W) and b * BN * STRIDE (x).
-const uint STRIDE = (BK + 8) / 8;
-shared uvec4 wtile[2 * BM * STRIDE];
-shared uvec4 xtile[2 * BN * STRIDE];
-// Piece i of 4 values (uvec2 units) of a tile.
-#define PUT_PIECE(tile, i, v) { const uint c_ = ((i) & 1u) * 2u; tile[(i) >> 1][c_] = (v).x; tile[(i) >> 1][c_ + 1u] = (v).y; }
+// The tiles hold 4 fp16 values per uvec2 (one store each), in rows padded by
+// 8 values: each row stays 16-byte aligned, and 8 successive rows start in
+// different banks. Two of each: buffer b starts at b * BM * STRIDE (W) and
+// b * BN * STRIDE (x).
+const uint STRIDE = (BK + 8) / 4;
+shared uvec2 wtile[2 * BM * STRIDE];
+shared uvec2 xtile[2 * BN * STRIDE];
 shared float stage[(BM / WM) * (BN / WN) * CM * CN];
 
 // Each thread loads the same 4-value pieces of every step's tiles, of W in
@@ -101,14 +100,14 @@ void fetch(uint k0, uint row0, uint col0, uint x0) {
 }
 
 void store_tiles(uint buf) {
-    const uint t = gl_LocalInvocationID.x, wb = 2 * buf * BM * STRIDE, xb = 2 * buf * BN * STRIDE;
+    const uint t = gl_LocalInvocationID.x, wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
     for (uint i = 0; i < W_PIECES; ++i) {
         const uint v = t + i / RUN * WG;  // run v, piece i % RUN of it
-        if (v < BM * RUNS_PER_ROW) PUT_PIECE(wtile, wb + v / RUNS_PER_ROW * 2 * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN, tile_piece(wnext[i]));
+        if (v < BM * RUNS_PER_ROW) wtile[wb + v / RUNS_PER_ROW * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN] = tile_piece(wnext[i]);
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = t + i * WG;
-        if (v < BN * BK / 4) PUT_PIECE(xtile, xb + v / (BK / 4) * 2 * STRIDE + v % (BK / 4), xnext[i]);
+        if (v < BN * BK / 4) xtile[xb + v / (BK / 4) * STRIDE + v % (BK / 4)] = xnext[i];
     }
 }
 
@@ -154,19 +153,19 @@ void main() {
         for (uint kk = 0; kk < BK; kk += CK) {
             fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a0, a1;
             fcoopmatNV<16, gl_ScopeSubgroup, CK, CN> b0, b1;
-            coopMatLoadNV(a0, wtile, wb + sr * STRIDE + kk / 8, STRIDE, false);
-            coopMatLoadNV(a1, wtile, wb + (sr + CM) * STRIDE + kk / 8, STRIDE, false);
+            coopMatLoadNV(a0, wtile, wb + sr * STRIDE + kk / 4, STRIDE, false);
+            coopMatLoadNV(a1, wtile, wb + (sr + CM) * STRIDE + kk / 4, STRIDE, false);
             // x's tile holds tokens as rows: column-major for the K x N operand.
-            coopMatLoadNV(b0, xtile, xb + sc * STRIDE + kk / 8, STRIDE, true);
-            coopMatLoadNV(b1, xtile, xb + (sc + CN) * STRIDE + kk / 8, STRIDE, true);
+            coopMatLoadNV(b0, xtile, xb + sc * STRIDE + kk / 4, STRIDE, true);
+            coopMatLoadNV(b1, xtile, xb + (sc + CN) * STRIDE + kk / 4, STRIDE, true);
             c00 = coopMatMulAddNV(a0, b0, c00);
             c01 = coopMatMulAddNV(a0, b1, c01);
             c10 = coopMatMulAddNV(a1, b0, c10);
             c11 = coopMatMulAddNV(a1, b1, c11);
 #if COOP_ROWS == 4
             fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a2, a3;
-            coopMatLoadNV(a2, wtile, wb + (sr + 2 * CM) * STRIDE + kk / 8, STRIDE, false);
-            coopMatLoadNV(a3, wtile, wb + (sr + 3 * CM) * STRIDE + kk / 8, STRIDE, false);
+            coopMatLoadNV(a2, wtile, wb + (sr + 2 * CM) * STRIDE + kk / 4, STRIDE, false);
+            coopMatLoadNV(a3, wtile, wb + (sr + 3 * CM) * STRIDE + kk / 4, STRIDE, false);
             c20 = coopMatMulAddNV(a2, b0, c20);
             c21 = coopMatMulAddNV(a2, b1, c21);
             c30 = coopMatMulAddNV(a3, b0, c30);
