@@ -101,21 +101,21 @@ Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, float scal
     Graph& g = graph_of({q, k, v, positions}, "attention");
     constexpr std::string_view op = "attention";
     check::type(op, *q, GgmlType::F32);
-    check::that(k->type == GgmlType::F32 || k->type == GgmlType::F16, op, describe(*k) + " must be F32 or F16");
+    check::that(k->type == GgmlType::F32 || k->type == GgmlType::F16, op, [&] { return describe(*k) + " must be F32 or F16"; });
     check::type(op, *v, k->type);
     for (const Tensor* t : {q, k, v}) {
         check::rows_contiguous(op, *t);
-        check::that(t->ne[3] == 1, op, describe(*t) + " must be 3-D");
+        check::that(t->ne[3] == 1, op, [&] { return describe(*t) + " must be 3-D"; });
     }
     check::same_shape(op, *k, *v);
     check::dim(op, *k, 0, q->ne[0], "head_dim of " + q->name);
     check::that(k->ne[2] > 0 && q->ne[1] % k->ne[2] == 0, op,
-                "query heads (" + std::to_string(q->ne[1]) + ") must be a multiple of kv heads (" +
-                    std::to_string(k->ne[2]) + ")");
+                [&] { return "query heads (" + std::to_string(q->ne[1]) + ") must be a multiple of kv heads (" +
+                    std::to_string(k->ne[2]) + ")"; });
     check::type(op, *positions, GgmlType::I32);
     check::that(positions->n_dims() == 1 && positions->ne[0] == q->ne[2] && positions->is_contiguous(), op,
-                "positions " + describe(*positions) + " must hold one position per query of " + describe(*q));
-    check::that(std::isfinite(scale), op, "scale must be finite");
+                [&] { return "positions " + describe(*positions) + " must hold one position per query of " + describe(*q); });
+    check::that(std::isfinite(scale), op, [&] { return "scale must be finite"; });
     return g.add_node(kAttention, GgmlType::F32, q->ne, {q, k, v, positions}, AttentionParams{scale});
 }
 

@@ -4,22 +4,20 @@
 
 namespace tessera::check {
 
-void that(bool ok, std::string_view op, const std::string& message) {
-    if (!ok) throw Error(std::string(op) + ": " + message);
-}
+void fail(std::string_view op, const std::string& message) { throw Error(std::string(op) + ": " + message); }
 
 void type(std::string_view op, const Tensor& t, GgmlType expected) {
     that(t.type == expected, op,
-         describe(t) + " must be of type " + std::string(ggml_type_traits(expected).name));
+         [&] { return describe(t) + " must be of type " + std::string(ggml_type_traits(expected).name); });
 }
 
 void same_shape(std::string_view op, const Tensor& a, const Tensor& b) {
-    that(a.ne == b.ne, op, describe(a) + " and " + describe(b) + " must have the same shape");
+    that(a.ne == b.ne, op, [&] { return describe(a) + " and " + describe(b) + " must have the same shape"; });
 }
 
 void rows_contiguous(std::string_view op, const Tensor& t) {
     that(t.nb[0] == ggml_type_traits(t.type).block_bytes, op,
-         describe(t) + " must have contiguous rows (copy it first)");
+         [&] { return describe(t) + " must have contiguous rows (copy it first)"; });
 }
 
 bool repeats_over(const Shape& shape, const Tensor& b) {
@@ -29,13 +27,13 @@ bool repeats_over(const Shape& shape, const Tensor& b) {
 }
 
 void broadcastable(std::string_view op, const Tensor& a, const Tensor& b) {
-    that(repeats_over(a.ne, b), op, describe(b) + " cannot be repeated over " + describe(a));
+    that(repeats_over(a.ne, b), op, [&] { return describe(b) + " cannot be repeated over " + describe(a); });
 }
 
 void dim(std::string_view op, const Tensor& t, int d, int64_t n, std::string_view what) {
     that(t.ne[d] == n, op,
-         describe(t) + ": dimension " + std::to_string(d) + " must be " + std::string(what) + " = " +
-             std::to_string(n));
+         [&] { return describe(t) + ": dimension " + std::to_string(d) + " must be " + std::string(what) + " = " +
+             std::to_string(n); });
 }
 
 }  // namespace tessera::check

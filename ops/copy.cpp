@@ -64,7 +64,7 @@ const OpDef kSetRows{.name = "set_rows",
 void check_destination(std::string_view op, const Tensor& dst) {
     require_quant_type(dst.type, std::string(op) + " destination '" + dst.name + "'");
     check::rows_contiguous(op, dst);
-    check::that(dst.storage_root()->leaf != LeafKind::Weight, op, "cannot write into weight " + describe(dst));
+    check::that(dst.storage_root()->leaf != LeafKind::Weight, op, [&] { return "cannot write into weight " + describe(dst); });
 }
 
 }  // namespace
@@ -86,9 +86,9 @@ Tensor* set_rows(Tensor* dst, Tensor* src, Tensor* rows) {
     check::type("set_rows", *rows, GgmlType::I32);
     check::dim("set_rows", *src, 0, dst->ne[0], "the row length of " + dst->name);
     check::that(src->ne[2] == dst->ne[2] && src->ne[3] == dst->ne[3], "set_rows",
-                describe(*src) + " and " + describe(*dst) + " differ in dimensions 2 and 3");
+                [&] { return describe(*src) + " and " + describe(*dst) + " differ in dimensions 2 and 3"; });
     check::that(rows->n_dims() == 1 && rows->ne[0] == src->ne[1] && rows->is_contiguous(), "set_rows",
-                "rows " + describe(*rows) + " must hold one row id per row of " + describe(*src));
+                [&] { return "rows " + describe(*rows) + " must hold one row id per row of " + describe(*src); });
     return g.add_node(kSetRows, dst->type, dst->ne, dst->nb, {dst, src, rows});
 }
 

@@ -45,10 +45,10 @@ const OpDef kGetRows{.name = "get_rows", .reference = reference, .eval_cpu = eva
 Tensor* get_rows(Tensor* table, Tensor* ids) {
     Graph& g = graph_of({table, ids}, "get_rows");
     require_quant_type(table->type, "get_rows table '" + table->name + "'");
-    check::that(table->ne[2] == 1 && table->ne[3] == 1, "get_rows", "table " + describe(*table) + " must be 2-D");
+    check::that(table->ne[2] == 1 && table->ne[3] == 1, "get_rows", [&] { return "table " + describe(*table) + " must be 2-D"; });
     check::rows_contiguous("get_rows", *table);
     check::type("get_rows", *ids, GgmlType::I32);
-    check::that(ids->n_dims() == 1 && ids->is_contiguous(), "get_rows", "ids " + describe(*ids) + " must be 1-D");
+    check::that(ids->n_dims() == 1 && ids->is_contiguous(), "get_rows", [&] { return "ids " + describe(*ids) + " must be 1-D"; });
     return g.add_node(kGetRows, GgmlType::F32, {table->ne[0], ids->ne[0], 1, 1}, {table, ids});
 }
 

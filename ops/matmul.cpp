@@ -90,20 +90,20 @@ Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision, Tensor* plus
     Graph& g = plus ? graph_of({w, x, plus}, "matmul") : graph_of({w, x}, "matmul");
     require_quant_type(w->type, "matmul weight '" + w->name + "'");
     check::that(cpu::matmul_supports(w->type), "matmul",
-                "no CPU matmul kernel for weight type " + std::string(ggml_type_traits(w->type).name));
+                [&] { return "no CPU matmul kernel for weight type " + std::string(ggml_type_traits(w->type).name); });
     check::type("matmul", *x, GgmlType::F32);
-    check::that(w->ne[2] == 1 && w->ne[3] == 1, "matmul", "weight " + describe(*w) + " must be 2-D");
+    check::that(w->ne[2] == 1 && w->ne[3] == 1, "matmul", [&] { return "weight " + describe(*w) + " must be 2-D"; });
     check::rows_contiguous("matmul", *w);
     check::rows_contiguous("matmul", *x);
     check::that(w->ne[0] == x->ne[0], "matmul",
-                "weight " + describe(*w) + " and input " + describe(*x) + " differ in dimension 0 (k)");
+                [&] { return "weight " + describe(*w) + " and input " + describe(*x) + " differ in dimension 0 (k)"; });
     const Shape shape{w->ne[1], x->ne[1], x->ne[2], x->ne[3]};
     if (!plus) return g.add_node(kMatmul, GgmlType::F32, shape, {w, x}, precision);
     check::type("matmul", *plus, GgmlType::F32);
     check::rows_contiguous("matmul", *plus);
     check::that(check::repeats_over(shape, *plus) && plus->ne[0] == shape[0], "matmul",
-                "addend " + describe(*plus) + " cannot be repeated over the product's rows of " +
-                    std::to_string(shape[0]));
+                [&] { return "addend " + describe(*plus) + " cannot be repeated over the product's rows of " +
+                    std::to_string(shape[0]); });
     return g.add_node(kMatmul, GgmlType::F32, shape, {w, x, plus}, precision);
 }
 

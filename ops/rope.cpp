@@ -55,14 +55,14 @@ Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params) {
     check::type("rope", *x, GgmlType::F32);
     check::type("rope", *positions, GgmlType::I32);
     check::that(x->nb[0] == 4 && x->nb[1] == size_t(4 * x->ne[0]), "rope",
-                describe(*x) + ": the heads of a token must be contiguous");
-    check::that(x->ne[3] == 1, "rope", describe(*x) + " must be [head_dim, n_head, n_tokens]");
+                [&] { return describe(*x) + ": the heads of a token must be contiguous"; });
+    check::that(x->ne[3] == 1, "rope", [&] { return describe(*x) + " must be [head_dim, n_head, n_tokens]"; });
     check::that(positions->n_dims() == 1 && positions->ne[0] == x->ne[2] && positions->is_contiguous(), "rope",
-                "positions " + describe(*positions) + " must hold one position per token of " + describe(*x));
+                [&] { return "positions " + describe(*positions) + " must hold one position per token of " + describe(*x); });
     check::that(params.n_rot > 0 && params.n_rot % 2 == 0 && params.n_rot <= x->ne[0], "rope",
-                "n_rot = " + std::to_string(params.n_rot) + " must be even and at most head_dim = " +
-                    std::to_string(x->ne[0]));
-    check::that(params.freq_base > 0 && params.freq_scale > 0, "rope", "freq_base and freq_scale must be > 0");
+                [&] { return "n_rot = " + std::to_string(params.n_rot) + " must be even and at most head_dim = " +
+                    std::to_string(x->ne[0]); });
+    check::that(params.freq_base > 0 && params.freq_scale > 0, "rope", [&] { return "freq_base and freq_scale must be > 0"; });
     return g.add_node(kRope, GgmlType::F32, x->ne, {x, positions}, params);
 }
 

@@ -53,13 +53,13 @@ Tensor* softmax(Tensor* x, float scale, Tensor* positions) {
     Graph& g = positions ? graph_of({x, positions}, "softmax") : graph_of({x}, "softmax");
     check::type("softmax", *x, GgmlType::F32);
     check::rows_contiguous("softmax", *x);
-    check::that(std::isfinite(scale), "softmax", "scale must be finite");
+    check::that(std::isfinite(scale), "softmax", [&] { return "scale must be finite"; });
     std::vector<Tensor*> src{x};
     if (positions != nullptr) {
         check::type("softmax", *positions, GgmlType::I32);
         check::that(positions->n_dims() == 1 && positions->ne[0] == x->ne[1] && positions->is_contiguous(),
-                    "softmax", "positions " + describe(*positions) + " must hold one position per row of " +
-                                   describe(*x));
+                    "softmax", [&] { return "positions " + describe(*positions) + " must hold one position per row of " +
+                                   describe(*x); });
         src.push_back(positions);
     }
     return g.add_node(kSoftmax, GgmlType::F32, x->ne, std::move(src), SoftmaxParams{scale});

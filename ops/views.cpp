@@ -25,15 +25,15 @@ size_t view_end(GgmlType type, const Shape& ne, const Strides& nb, size_t offset
 
 Tensor* view(Tensor* t, Shape ne, Strides nb, size_t offset) {
     Graph& g = graph_of({t}, "view");
-    for (int64_t n : ne) check::that(n >= 0, "view", "negative dimension in " + shape_string(ne));
+    for (int64_t n : ne) check::that(n >= 0, "view", [&] { return "negative dimension in " + shape_string(ne); });
     check::that(nb[0] == ggml_type_traits(t->type).block_bytes, "view",
-                "the innermost stride of a view of " + describe(*t) + " must be its block size");
+                [&] { return "the innermost stride of a view of " + describe(*t) + " must be its block size"; });
     check::that(ne[0] % int64_t(ggml_type_traits(t->type).block_elems) == 0, "view",
-                "a view row of " + std::to_string(ne[0]) + " values is not a whole number of blocks of " +
-                    describe(*t));
+                [&] { return "a view row of " + std::to_string(ne[0]) + " values is not a whole number of blocks of " +
+                    describe(*t); });
     check::that(view_end(t->type, ne, nb, offset) <= std::max(t->nbytes(), offset), "view",
-                "a view " + shape_string(ne) + " at byte " + std::to_string(offset) + " reaches past the end of " +
-                    describe(*t));
+                [&] { return "a view " + shape_string(ne) + " at byte " + std::to_string(offset) + " reaches past the end of " +
+                    describe(*t); });
     Tensor* v = g.add_node(kView, t->type, ne, nb, {t});
     v->view_offset = offset;
     return v;
@@ -41,9 +41,9 @@ Tensor* view(Tensor* t, Shape ne, Strides nb, size_t offset) {
 
 Tensor* reshape(Tensor* t, Shape ne) {
     graph_of({t}, "reshape");
-    check::that(t->is_contiguous(), "reshape", describe(*t) + " is not contiguous (copy it first)");
+    check::that(t->is_contiguous(), "reshape", [&] { return describe(*t) + " is not contiguous (copy it first)"; });
     check::that(ne[0] * ne[1] * ne[2] * ne[3] == t->nelements(), "reshape",
-                "cannot reshape " + describe(*t) + " to " + shape_string(ne));
+                [&] { return "cannot reshape " + describe(*t) + " to " + shape_string(ne); });
     return view(t, ne, dense_strides(t->type, ne));
 }
 
@@ -59,7 +59,7 @@ Tensor* permute(Tensor* t, std::array<int, kMaxDims> axes) {
         nb[d] = t->nb[axes[d]];
     }
     check::that(axes[0] == 0 || ggml_type_traits(t->type).block_elems == 1, "permute",
-                "cannot move the block dimension of quantized " + describe(*t));
+                [&] { return "cannot move the block dimension of quantized " + describe(*t); });
     // A permuted row need not be contiguous; kernels that need it check.
     Graph& g = *t->graph;
     static const OpDef kPermute{.name = "permute", .is_view = true};
@@ -71,8 +71,8 @@ Tensor* transpose(Tensor* t) { return permute(t, {1, 0, 2, 3}); }
 Tensor* slice_rows(Tensor* t, int64_t first, int64_t count) {
     graph_of({t}, "slice_rows");
     check::that(first >= 0 && count >= 0 && first + count <= t->ne[1], "slice_rows",
-                "rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") are outside " +
-                    describe(*t));
+                [&] { return "rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") are outside " +
+                    describe(*t); });
     Shape ne = t->ne;
     ne[1] = count;
     return view(t, ne, t->nb, size_t(first) * t->nb[1]);
