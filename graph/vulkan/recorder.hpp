@@ -70,6 +70,9 @@ public:
     // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
     void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
 
+    // Goes on recording into `cb`, to be submitted after the command buffer
+    // so far (a barrier there orders commands of both).
+    void continue_in(VkCommandBuffer cb) { cb_ = cb; }
     const RecordStats& stats() const { return stats_; }
     // Makes the segment's writes visible to the host and to the next submission.
     void finish();

@@ -54,7 +54,7 @@ namespace tessera::vk {
     X(vkFreeCommandBuffers)             \
     X(vkBeginCommandBuffer)             \
     X(vkEndCommandBuffer)               \
-    X(vkResetCommandBuffer)             \
+    X(vkResetCommandPool)               \
     X(vkCmdBindPipeline)                \
     X(vkCmdPushConstants)               \
     X(vkCmdPushDescriptorSetKHR)        \
@@ -67,6 +67,7 @@ namespace tessera::vk {
     X(vkDestroyQueryPool)               \
     X(vkGetQueryPoolResults)            \
     X(vkQueueSubmit)                    \
+    X(vkQueueWaitIdle)                  \
     X(vkCreateFence)                    \
     X(vkDestroyFence)                   \
     X(vkWaitForFences)                  \

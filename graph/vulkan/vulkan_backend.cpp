@@ -19,24 +19,19 @@ namespace {
 
 constexpr std::chrono::milliseconds kSpinWait{5};
 
-// A command pool, buffer and fence for one submission at a time.
+// A command pool, its command buffers and a fence for one submission at a
+// time, which may be made in parts (VulkanBackend::record_and_submit).
 struct Submitter {
     std::shared_ptr<VulkanDevice> device;
     VkCommandPool pool = VK_NULL_HANDLE;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
+    std::vector<VkCommandBuffer> cbs;  // allocated as needed
     VkFence fence = VK_NULL_HANDLE;
 
     explicit Submitter(std::shared_ptr<VulkanDevice> d) : device(std::move(d)) {
         VkDevice dev = device->device();
         VkCommandPoolCreateInfo pool_info{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                          .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                           .queueFamilyIndex = device->queue_family()};
         vk::check(vk::vkCreateCommandPool(dev, &pool_info, nullptr, &pool), "vkCreateCommandPool");
-        VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                          .commandPool = pool,
-                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                          .commandBufferCount = 1};
-        vk::check(vk::vkAllocateCommandBuffers(dev, &alloc, &cb), "vkAllocateCommandBuffers");
         VkFenceCreateInfo fence_info{.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
         vk::check(vk::vkCreateFence(dev, &fence_info, nullptr, &fence), "vkCreateFence");
     }
@@ -47,18 +42,34 @@ struct Submitter {
     Submitter(const Submitter&) = delete;
     Submitter& operator=(const Submitter&) = delete;
 
-    void begin(bool one_time) {
+    // Resets every command buffer (keeping their memory for the next recording).
+    void reset() { vk::check(vk::vkResetCommandPool(device->device(), pool, 0), "vkResetCommandPool"); }
+    // Begins recording command buffer i.
+    VkCommandBuffer begin(size_t i, bool one_time) {
+        while (cbs.size() <= i) {
+            VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                              .commandPool = pool,
+                                              .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                              .commandBufferCount = 1};
+            vk::check(vk::vkAllocateCommandBuffers(device->device(), &alloc, &cbs.emplace_back()),
+                      "vkAllocateCommandBuffers");
+        }
         VkCommandBufferBeginInfo info{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                       .flags = one_time ? VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) : 0u};
-        vk::check(vk::vkBeginCommandBuffer(cb, &info), "vkBeginCommandBuffer");
+        vk::check(vk::vkBeginCommandBuffer(cbs[i], &info), "vkBeginCommandBuffer");
+        return cbs[i];
     }
-    void end() { vk::check(vk::vkEndCommandBuffer(cb), "vkEndCommandBuffer"); }
-    void submit_and_wait() {
-        VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
-        {
-            std::lock_guard lock(device->queue_mutex());
-            vk::check(vk::vkQueueSubmit(device->queue(), 1, &submit, fence), "vkQueueSubmit");
-        }
+    static void end(VkCommandBuffer cb) { vk::check(vk::vkEndCommandBuffer(cb), "vkEndCommandBuffer"); }
+    // Submits command buffers [first, first + n); the last part of a
+    // submission signals the fence that wait() waits for.
+    void submit(size_t first, size_t n, bool last) {
+        VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                            .commandBufferCount = uint32_t(n),
+                            .pCommandBuffers = cbs.data() + first};
+        std::lock_guard lock(device->queue_mutex());
+        vk::check(vk::vkQueueSubmit(device->queue(), 1, &submit, last ? fence : VK_NULL_HANDLE), "vkQueueSubmit");
+    }
+    void wait() {
         // On a GPU, poll for up to kSpinWait before blocking: on an H200 a
         // blocking wait made a submission 20 us slower (BM_VulkanChain) and a
         // TinyLlama token 0.1 ms. A CPU device needs the cores for its shaders.
@@ -71,14 +82,31 @@ struct Submitter {
         vk::check(vk::vkWaitForFences(device->device(), 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
         vk::check(vk::vkResetFences(device->device(), 1, &fence), "vkResetFences");
     }
+    // One command buffer, recorded once.
+    VkCommandBuffer begin_one_time() {
+        reset();
+        return begin(0, true);
+    }
+    void submit_and_wait() {
+        submit(0, 1, true);
+        wait();
+    }
 };
 
 constexpr size_t kStagingBytes = size_t(64) << 20;
+
+// A segment's recording goes to the GPU in parts as it is made, the first of
+// this many nodes and each next one twice as long: the GPU starts on the
+// first nodes while the host records the rest (a 512-token TinyLlama pass
+// took 1.0-1.6 ms to record on an H200's host, and 13 ms to run). A recorded
+// segment that runs again is submitted whole, its parts in one submission.
+constexpr size_t kFirstPartNodes = 8;
 
 }  // namespace
 
 struct VulkanBackend::Segment {
     Submitter submitter;
+    size_t parts = 0;  // command buffers recorded
     std::vector<Tensor*> nodes;
     VkQueryPool queries = VK_NULL_HANDLE;
     bool timed = false;
@@ -174,10 +202,10 @@ void VulkanBackend::upload(const DeviceAllocation& dst, size_t bytes, size_t uni
     for (size_t done = 0; done < bytes; done += chunk) {
         const size_t n = std::min(chunk, bytes - done);
         fill(done, n, staging.mapped);
-        s.begin(true);
+        const VkCommandBuffer cb = s.begin_one_time();
         const VkBufferCopy region{staging.offset, dst.offset + done, n};
-        vk::vkCmdCopyBuffer(s.cb, staging.buffer, dst.buffer, 1, &region);
-        s.end();
+        vk::vkCmdCopyBuffer(cb, staging.buffer, dst.buffer, 1, &region);
+        Submitter::end(cb);
         s.submit_and_wait();
     }
     device_->memory().release(staging);
@@ -200,15 +228,15 @@ void VulkanBackend::copy_to_host(const void* data, size_t bytes, void* dst) cons
     Submitter s(device_);
     for (size_t done = 0; done < bytes; done += kStagingBytes) {
         const size_t n = std::min(kStagingBytes, bytes - done);
-        s.begin(true);
+        const VkCommandBuffer cb = s.begin_one_time();
         const VkBufferCopy copy{a.offset + offset + done, staging.offset, n};
-        vk::vkCmdCopyBuffer(s.cb, a.buffer, staging.buffer, 1, &copy);
+        vk::vkCmdCopyBuffer(cb, a.buffer, staging.buffer, 1, &copy);
         const VkMemoryBarrier mb{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                  .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                                  .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-        vk::vkCmdPipelineBarrier(s.cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+        vk::vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
                                  nullptr, 0, nullptr);
-        s.end();
+        Submitter::end(cb);
         s.submit_and_wait();
         std::memcpy(static_cast<char*>(dst) + done, staging.mapped, n);
     }
@@ -247,7 +275,7 @@ DeviceSpan VulkanBackend::locate(const Tensor& t) {
     return {.buffer = a.buffer, .offset = a.offset + offset, .buffer_end = a.offset + a.size};
 }
 
-void VulkanBackend::record(Segment& seg, std::span<Tensor* const> nodes, bool timed) {
+void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nodes, bool timed) {
     VkDevice dev = device_->device();
     if (seg.queries != VK_NULL_HANDLE) {
         vk::vkDestroyQueryPool(dev, seg.queries, nullptr);
@@ -260,25 +288,45 @@ void VulkanBackend::record(Segment& seg, std::span<Tensor* const> nodes, bool ti
                                    .queryCount = uint32_t(nodes.size() + 1)};
         vk::check(vk::vkCreateQueryPool(dev, &info, nullptr, &seg.queries), "vkCreateQueryPool");
     }
-    seg.nodes.assign(nodes.begin(), nodes.end());
-    vk::check(vk::vkResetCommandBuffer(seg.submitter.cb, 0), "vkResetCommandBuffer");
+    seg.nodes.clear();  // until the recording is whole
+    seg.parts = 0;
+    seg.submitter.reset();
     seg.release_scratch();
-    seg.submitter.begin(false);
-    VkCommandBuffer cb = seg.submitter.cb;
+    VkCommandBuffer cb = seg.submitter.begin(0, false);
     if (seg.timed) {
         vk::vkCmdResetQueryPool(cb, seg.queries, 0, uint32_t(nodes.size() + 1));
         vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, seg.queries, 0);
     }
     Recorder rec(*this, cb, seg.scratch);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const Tensor& node = *nodes[i];
-        const VulkanKernel* k = find_vulkan_kernel(node.op->name);
-        if (k == nullptr) throw VulkanError("no Vulkan kernel for node " + describe(node) + " (" + std::string(node.op->name) + ")");
-        k->record(node, rec);
-        if (seg.timed) vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, seg.queries, uint32_t(i + 1));
+    try {
+        size_t part_size = kFirstPartNodes, part_end = part_size;
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const Tensor& node = *nodes[i];
+            const VulkanKernel* k = find_vulkan_kernel(node.op->name);
+            if (k == nullptr)
+                throw VulkanError("no Vulkan kernel for node " + describe(node) + " (" + std::string(node.op->name) + ")");
+            k->record(node, rec);
+            if (seg.timed) vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, seg.queries, uint32_t(i + 1));
+            if (i + 1 == part_end && i + 1 < nodes.size()) {  // the GPU starts on this part
+                Submitter::end(cb);
+                seg.submitter.submit(seg.parts++, 1, false);
+                cb = seg.submitter.begin(seg.parts, false);
+                rec.continue_in(cb);
+                part_size *= 2;
+                part_end += part_size;
+            }
+        }
+    } catch (...) {
+        // Parts in flight use the segment's command buffers and scratch memory.
+        Submitter::end(cb);
+        std::lock_guard lock(device_->queue_mutex());
+        vk::vkQueueWaitIdle(device_->queue());
+        throw;
     }
     rec.finish();
-    seg.submitter.end();
+    Submitter::end(cb);
+    seg.submitter.submit(seg.parts++, 1, true);
+    seg.nodes.assign(nodes.begin(), nodes.end());
     seg.stats = rec.stats();
 }
 
@@ -290,12 +338,14 @@ void VulkanBackend::run_segment(std::span<Tensor* const> nodes, void*, const Nod
         state = seg;
     }
     const bool timed = bool(done);
+    const auto start = std::chrono::steady_clock::now();
     if (seg->nodes.size() != nodes.size() || !std::equal(nodes.begin(), nodes.end(), seg->nodes.begin()) ||
         seg->timed != (timed && device_->timestamps()))
-        record(*seg, nodes, timed);
+        record_and_submit(*seg, nodes, timed);
+    else
+        seg->submitter.submit(0, seg->parts, true);
     last_stats_ = seg->stats;
-    const auto start = std::chrono::steady_clock::now();
-    seg->submitter.submit_and_wait();
+    seg->submitter.wait();
     if (!done) return;
     if (!seg->timed) {  // no timestamps on this queue: the segment's time on the first node
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

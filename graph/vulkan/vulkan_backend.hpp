@@ -79,7 +79,8 @@ private:
     // bytes: fill(offset, n, out) writes bytes [offset, offset + n) of them.
     using Fill = std::function<void(size_t offset, size_t n, void* out)>;
     void upload(const DeviceAllocation& dst, size_t bytes, size_t unit, const Fill& fill);
-    void record(Segment& seg, std::span<Tensor* const> nodes, bool timed);
+    // Records the nodes into the segment's command buffers, submitting them in parts as it goes.
+    void record_and_submit(Segment& seg, std::span<Tensor* const> nodes, bool timed);
 
     std::shared_ptr<VulkanDevice> device_;
     std::map<uintptr_t, Region> regions_;  // by first address
