@@ -72,6 +72,7 @@ private:
         bool regrouped = false;  // a weight in its type's GPU layout: read back from the host copy
     };
     struct Segment;
+    struct SpareSubmitters;
     // The region holding host or placeholder address p, or nullptr.
     const std::pair<const uintptr_t, Region>* find_region(const void* p) const;
     void register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror);
@@ -83,6 +84,7 @@ private:
     void record_and_submit(Segment& seg, std::span<Tensor* const> nodes, bool timed);
 
     std::shared_ptr<VulkanDevice> device_;
+    std::shared_ptr<SpareSubmitters> spare_submitters_;  // shared with the segments, so that either may go first
     std::map<uintptr_t, Region> regions_;  // by first address
     size_t uploaded_bytes_ = 0;
     RecordStats last_stats_;
