@@ -39,15 +39,15 @@ Executor::~Executor() = default;
 
 // Depth-first post-order from the outputs: every node after its inputs.
 void Executor::order(const std::vector<Tensor*>& outputs) {
-    enum class Mark { None, Open, Done };
-    std::unordered_map<const Tensor*, Mark> mark;
+    enum class Mark : uint8_t { None, Open, Done };
+    std::vector<Mark> mark(graph_.tensors().size(), Mark::None);  // by id
     std::vector<std::pair<Tensor*, size_t>> stack;
     for (Tensor* out : outputs) {
         stack.push_back({out, 0});
         while (!stack.empty()) {
             auto& [t, next] = stack.back();
             if (next == 0) {
-                Mark& m = mark[t];
+                Mark& m = mark[size_t(t->id)];
                 if (m == Mark::Done) {
                     stack.pop_back();
                     continue;
@@ -59,10 +59,10 @@ void Executor::order(const std::vector<Tensor*>& outputs) {
             if (next < n_deps) {
                 Tensor* dep = next < t->src.size() ? t->src[next] : t->after[next - t->src.size()];
                 ++next;
-                if (mark[dep] != Mark::Done) stack.push_back({dep, 0});
+                if (mark[size_t(dep->id)] != Mark::Done) stack.push_back({dep, 0});
                 continue;
             }
-            mark[t] = Mark::Done;
+            mark[size_t(t->id)] = Mark::Done;
             if (t->is_leaf()) {
                 if (t->leaf == LeafKind::Input) inputs_.push_back(t);
             } else {
@@ -142,23 +142,25 @@ Tensor* through_views(Tensor* t) {
 void Executor::inline_nodes() {
     for (Tensor* t : schedule_) t->inlined = false;  // another executor's choice
     if (!options_.fuse || (!options_.dump_dir.empty() && options_.dump.empty())) return;
-    std::unordered_set<const Tensor*> pinned;
-    for (Tensor* t : outputs_) pinned.insert(through_views(t));
+    const size_t n = graph_.tensors().size();
+    std::vector<bool> pinned(n);  // by id
+    auto pin = [&](Tensor* t) { pinned[size_t(through_views(t)->id)] = true; };
+    for (Tensor* t : outputs_) pin(t);
     for (const std::string& name : options_.dump)
-        if (Tensor* t = graph_.find(name)) pinned.insert(through_views(t));
-    std::unordered_map<const Tensor*, std::vector<Tensor*>> readers;
+        if (Tensor* t = graph_.find(name)) pin(t);
+    std::vector<std::vector<Tensor*>> readers(n);  // by id
     for (Tensor* t : schedule_) {
         if (t->is_view()) continue;
-        if (!t->after.empty()) pinned.insert(t);
-        for (Tensor* d : t->after) pinned.insert(through_views(d));
+        if (!t->after.empty()) pin(t);
+        for (Tensor* d : t->after) pin(d);
         for (Tensor* s : t->src) {
-            std::vector<Tensor*>& r = readers[through_views(s)];
+            std::vector<Tensor*>& r = readers[size_t(through_views(s)->id)];
             if (std::find(r.begin(), r.end(), t) == r.end()) r.push_back(t);
         }
     }
     for (Tensor* t : schedule_) {
-        if (t->is_view() || pinned.contains(t)) continue;
-        const std::vector<Tensor*>& r = readers[t];
+        if (t->is_view() || pinned[size_t(t->id)]) continue;
+        const std::vector<Tensor*>& r = readers[size_t(t->id)];
         const bool one_backend =
             !r.empty() && std::all_of(r.begin(), r.end(), [&](const Tensor* x) { return x->backend == t->backend; });
         t->inlined = one_backend && backends_[size_t(t->backend)]->inlines(*t, r);
@@ -173,19 +175,18 @@ void Executor::inline_nodes() {
 // (plan_storage) keeps one level's outputs out of the memory its inputs use,
 // which would otherwise need a barrier too.
 void Executor::group_by_level() {
-    level_.clear();
+    level_.assign(graph_.tensors().size(), -1);  // leaves stay at -1
     for (Tensor* t : schedule_) {
         int level = 0;
         auto depend_on = [&](const Tensor* d) {
-            if (auto it = level_.find(d); it != level_.end())
-                level = std::max(level, it->second + (d->is_view() || d->inlined ? 0 : 1));
+            if (const int l = level_[size_t(d->id)]; l >= 0) level = std::max(level, l + (d->is_view() || d->inlined ? 0 : 1));
         };
         for (const Tensor* d : t->src) depend_on(d);
         for (const Tensor* d : t->after) depend_on(d);
-        level_[t] = level;
+        level_[size_t(t->id)] = level;
     }
     std::stable_sort(schedule_.begin(), schedule_.end(),
-                     [&](const Tensor* a, const Tensor* b) { return level_.at(a) < level_.at(b); });
+                     [&](const Tensor* a, const Tensor* b) { return level_[size_t(a->id)] < level_[size_t(b->id)]; });
 }
 
 // Leaves live in host memory every backend reads; computed tensors belong to
@@ -237,14 +238,15 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     // inlined node (or a view) reads its sources at the level of the kernels
     // that compute it: the last level of its readers, readers coming first
     // in reverse order.
-    std::unordered_map<const Tensor*, int> last_read, read_at;
+    const size_t n = graph_.tensors().size();
+    std::vector<int> last_read(n, -1), read_at(n, -1);  // by id; -1: not read
     for (auto it = schedule_.rbegin(); it != schedule_.rend(); ++it) {
         const Tensor* t = *it;
-        int at = level_.at(t);
-        if ((t->inlined || t->is_view()) && read_at.contains(t)) at = std::max(at, read_at[t]);
+        int at = level_[size_t(t->id)];
+        if (t->inlined || t->is_view()) at = std::max(at, read_at[size_t(t->id)]);
         for (const Tensor* s : t->src) {
-            read_at[s] = std::max(read_at[s], at);
-            int& last = last_read[s->storage_root()];
+            read_at[size_t(s->id)] = std::max(read_at[size_t(s->id)], at);
+            int& last = last_read[size_t(s->storage_root()->id)];
             last = std::max(last, at);
         }
     }
@@ -273,13 +275,13 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
 
     std::vector<std::vector<LiveInterval>> intervals(backends_.size());
     std::vector<std::vector<Tensor*>> owners(backends_.size());
-    std::unordered_map<const Tensor*, size_t> slot;  // index of an owner in its backend's lists
+    std::vector<size_t> slot(n);  // by id: index of an owner in its backend's lists
     for (Tensor* t : schedule_) {
         if (t->is_view() || t->op->alias_src >= 0 || t->inlined || shared.contains(t)) continue;
-        const int first = level_.at(t);
-        int last = std::max(first, last_read.contains(t) ? last_read[t] : first);
+        const int first = level_[size_t(t->id)];
+        int last = std::max(first, last_read[size_t(t->id)]);
         if (kept(t)) last = INT_MAX;
-        slot[t] = owners[size_t(t->backend)].size();
+        slot[size_t(t->id)] = owners[size_t(t->backend)].size();
         intervals[size_t(t->backend)].push_back({t->nbytes(), first, last});
         owners[size_t(t->backend)].push_back(t);
     }
@@ -288,7 +290,7 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
         if ((t->is_view() || t->op->alias_src >= 0) && kept(t)) {
             Tensor* root = t->storage_root();
             if (root->is_leaf() || shared.contains(root)) continue;
-            intervals[size_t(root->backend)][slot.at(root)].last = INT_MAX;
+            intervals[size_t(root->backend)][slot[size_t(root->id)]].last = INT_MAX;
         }
 
     for (size_t b = 0; b < backends_.size(); ++b) {

@@ -16,7 +16,6 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -76,7 +75,7 @@ private:
     std::vector<std::shared_ptr<Backend>> backends_;
     std::vector<Tensor*> outputs_, schedule_;
     std::vector<Tensor*> inputs_;
-    std::unordered_map<const Tensor*, int> level_;  // group_by_level()'s
+    std::vector<int> level_;  // group_by_level()'s, by tensor id
     std::vector<std::shared_ptr<void>> arenas_, works_, shared_storage_;
     std::vector<std::shared_ptr<void>> segment_states_;  // Backend::run_segment's, per segment
     int shared_backend_ = 0;  // the backend that allocates inputs (a device backend when there is one)
