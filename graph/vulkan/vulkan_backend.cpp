@@ -129,8 +129,7 @@ struct VulkanBackend::SpareSubmitters {
 
 struct VulkanBackend::Segment {
     std::shared_ptr<SpareSubmitters> spares;
-    std::unique_ptr<Submitter> owned;
-    Submitter& submitter;
+    std::unique_ptr<Submitter> submitter;
     size_t parts = 0;  // command buffers recorded
     std::vector<Tensor*> nodes;
     VkQueryPool queries = VK_NULL_HANDLE;
@@ -139,14 +138,14 @@ struct VulkanBackend::Segment {
     std::vector<DeviceAllocation> scratch;  // the kernels' (Recorder::derived_copy)
 
     Segment(const std::shared_ptr<VulkanDevice>& d, std::shared_ptr<SpareSubmitters> s)
-        : spares(std::move(s)), owned(spares->take(d)), submitter(*owned) {}
+        : spares(std::move(s)), submitter(spares->take(d)) {}
     ~Segment() {
-        if (queries != VK_NULL_HANDLE) vk::vkDestroyQueryPool(submitter.device->device(), queries, nullptr);
+        if (queries != VK_NULL_HANDLE) vk::vkDestroyQueryPool(submitter->device->device(), queries, nullptr);
         release_scratch();
-        spares->give(std::move(owned));  // its command buffers are not in use: run_segment waited for them
+        spares->give(std::move(submitter));  // its command buffers are not in use: run_segment waited for them
     }
     void release_scratch() {
-        for (const DeviceAllocation& a : scratch) submitter.device->memory().release(a);
+        for (const DeviceAllocation& a : scratch) submitter->device->memory().release(a);
         scratch.clear();
     }
 };
@@ -318,9 +317,9 @@ void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nod
     }
     seg.nodes.clear();  // until the recording is whole
     seg.parts = 0;
-    seg.submitter.reset();
+    seg.submitter->reset();
     seg.release_scratch();
-    VkCommandBuffer cb = seg.submitter.begin(0, false);
+    VkCommandBuffer cb = seg.submitter->begin(0, false);
     if (seg.timed) {
         vk::vkCmdResetQueryPool(cb, seg.queries, 0, uint32_t(nodes.size() + 1));
         vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, seg.queries, 0);
@@ -337,8 +336,8 @@ void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nod
             if (seg.timed) vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, seg.queries, uint32_t(i + 1));
             if (i + 1 == part_end && i + 1 < nodes.size()) {  // the GPU starts on this part
                 Submitter::end(cb);
-                seg.submitter.submit(seg.parts++, 1, false);
-                cb = seg.submitter.begin(seg.parts, false);
+                seg.submitter->submit(seg.parts++, 1, false);
+                cb = seg.submitter->begin(seg.parts, false);
                 rec.continue_in(cb);
                 part_size *= 2;
                 part_end += part_size;
@@ -353,7 +352,7 @@ void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nod
     }
     rec.finish();
     Submitter::end(cb);
-    seg.submitter.submit(seg.parts++, 1, true);
+    seg.submitter->submit(seg.parts++, 1, true);
     seg.nodes.assign(nodes.begin(), nodes.end());
     seg.stats = rec.stats();
 }
@@ -371,9 +370,9 @@ void VulkanBackend::run_segment(std::span<Tensor* const> nodes, void*, const Nod
         seg->timed != (timed && device_->timestamps()))
         record_and_submit(*seg, nodes, timed);
     else
-        seg->submitter.submit(0, seg->parts, true);
+        seg->submitter->submit(0, seg->parts, true);
     last_stats_ = seg->stats;
-    seg->submitter.wait();
+    seg->submitter->wait();
     if (!done) return;
     if (!seg->timed) {  // no timestamps on this queue: the segment's time on the first node
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
