@@ -115,7 +115,7 @@ Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, float scal
     check::type(op, *positions, GgmlType::I32);
     check::that(positions->n_dims() == 1 && positions->ne[0] == q->ne[2] && positions->is_contiguous(), op,
                 [&] { return "positions " + describe(*positions) + " must hold one position per query of " + describe(*q); });
-    check::that(std::isfinite(scale), op, [&] { return "scale must be finite"; });
+    check::that(std::isfinite(scale), op, "scale must be finite");
     return g.add_node(kAttention, GgmlType::F32, q->ne, {q, k, v, positions}, AttentionParams{scale});
 }
 

@@ -54,7 +54,7 @@ Tensor* rms_norm(Tensor* x, float eps, Tensor* weight) {
     Graph& g = weight ? graph_of({x, weight}, "rms_norm") : graph_of({x}, "rms_norm");
     check::type("rms_norm", *x, GgmlType::F32);
     check::rows_contiguous("rms_norm", *x);
-    check::that(eps >= 0 && std::isfinite(eps), "rms_norm", [&] { return "eps must be finite and >= 0"; });
+    check::that(eps >= 0 && std::isfinite(eps), "rms_norm", "eps must be finite and >= 0");
     if (!weight) return g.add_node(kRmsNorm, GgmlType::F32, x->ne, {x}, RmsNormParams{eps});
     check::type("rms_norm", *weight, GgmlType::F32);
     check::rows_contiguous("rms_norm", *weight);

@@ -62,7 +62,7 @@ Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params) {
     check::that(params.n_rot > 0 && params.n_rot % 2 == 0 && params.n_rot <= x->ne[0], "rope",
                 [&] { return "n_rot = " + std::to_string(params.n_rot) + " must be even and at most head_dim = " +
                     std::to_string(x->ne[0]); });
-    check::that(params.freq_base > 0 && params.freq_scale > 0, "rope", [&] { return "freq_base and freq_scale must be > 0"; });
+    check::that(params.freq_base > 0 && params.freq_scale > 0, "rope", "freq_base and freq_scale must be > 0");
     return g.add_node(kRope, GgmlType::F32, x->ne, {x, positions}, params);
 }
 

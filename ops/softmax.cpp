@@ -53,7 +53,7 @@ Tensor* softmax(Tensor* x, float scale, Tensor* positions) {
     Graph& g = positions ? graph_of({x, positions}, "softmax") : graph_of({x}, "softmax");
     check::type("softmax", *x, GgmlType::F32);
     check::rows_contiguous("softmax", *x);
-    check::that(std::isfinite(scale), "softmax", [&] { return "scale must be finite"; });
+    check::that(std::isfinite(scale), "softmax", "scale must be finite");
     std::vector<Tensor*> src{x};
     if (positions != nullptr) {
         check::type("softmax", *positions, GgmlType::I32);
