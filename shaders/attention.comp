@@ -28,6 +28,7 @@ layout(constant_id = 2) const uint ROWS = 8;      // query rows per workgroup, a
 layout(constant_id = 3) const uint TILE = 32;     // keys per tile, even
 layout(constant_id = 4) const bool KV_F16 = false;
 layout(constant_id = 5) const uint OUT_ROWS = 4;  // rows per output block, 4 or 8 dividing ROWS
+layout(constant_id = 6) const bool HALF_COPY = false;  // O in fp16 too, dense (O is contiguous)
 
 layout(binding = 0, scalar) readonly buffer Q { float q[]; };
 layout(binding = 1, scalar) readonly buffer K32 { float k32[]; };
@@ -36,6 +37,7 @@ layout(binding = 2, scalar) readonly buffer V32 { float v32[]; };
 layout(binding = 2, scalar) readonly buffer V16 { float16_t v16[]; };
 layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
 layout(binding = 4, scalar) writeonly buffer O { float o[]; };
+layout(binding = 5, scalar) writeonly buffer O16 { float16_t o16[]; };  // O again when not HALF_COPY
 
 layout(push_constant) uniform Push {
     uint n_q, n_head, n_head_kv, n_kv;
@@ -185,7 +187,10 @@ void main() {
                 const uint at = p.o_first + head * p.o_nb1 + (row / group) * p.o_nb2 + d;
                 const vec4 out_v = row_sum[r] > 0.0 ? acc[k * OUT_ROWS + i] / row_sum[r] : vec4(0.0);
                 [[unroll]] for (uint c = 0; c < 4; ++c)
-                    if (d + c < HEAD_DIM) o[at + c] = out_v[c];
+                    if (d + c < HEAD_DIM) {
+                        o[at + c] = out_v[c];
+                        if (HALF_COPY) o16[at + c - p.o_first] = float16_t(out_v[c]);
+                    }
             }
         }
     }

@@ -38,6 +38,7 @@ layout(constant_id = 2) const uint TILE = 32;       // keys per tile: a multiple
 // K and V in 4-value pieces (8-byte aligned): their firsts and strides
 // count pieces, and each piece is one load.
 layout(constant_id = 3) const bool KV_PIECES = false;
+layout(constant_id = 4) const bool HALF_COPY = false;  // O in fp16 too, dense (O is contiguous)
 
 layout(binding = 0, scalar) readonly buffer Q { float q[]; };
 layout(binding = 1, scalar) readonly buffer K16 { float16_t k16[]; };
@@ -46,6 +47,7 @@ layout(binding = 2, scalar) readonly buffer V16 { float16_t v16[]; };
 layout(binding = 2, scalar) readonly buffer V16x4 { uvec2 v16x4[]; };
 layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
 layout(binding = 4, scalar) writeonly buffer O { float o[]; };
+layout(binding = 5, scalar) writeonly buffer O16 { float16_t o16[]; };  // O again when not HALF_COPY
 
 layout(push_constant) uniform Push {
     uint n_q, n_head, n_head_kv, n_kv;
@@ -221,8 +223,9 @@ void main() {
     for (uint e = lane; e < 256; e += 32) { \
         const uint rr = e / 16, row = row0 + 16 * sub + rr, head = kv_head * group + row % group; \
         const float total = row_sum[16 * sub + rr]; \
-        if (row < n_rows) o[p.o_first + head * p.o_nb1 + (row / group) * p.o_nb2 + 16 * d + e % 16] = \
-            total > 0.0 ? scores[s_sub + e] / total : 0.0; } \
+        const uint at = p.o_first + head * p.o_nb1 + (row / group) * p.o_nb2 + 16 * d + e % 16; \
+        const float v = total > 0.0 ? scores[s_sub + e] / total : 0.0; \
+        if (row < n_rows) { o[at] = v; if (HALF_COPY) o16[at - p.o_first] = float16_t(v); } } \
     subgroup_sync(); }
     EACH_D(STORE)
 }

@@ -1,15 +1,18 @@
 // y = a (op) b for F32 rows, b's rows repeated over a's (ops/elementwise.hpp):
-// add, mul, swiglu (silu(a) * b). Each row of y split over
+// add, mul, swiglu (silu(a) * b); an fp16 copy of y too when HALF_COPY
+// (graph/vulkan/kernels/half_copy.hpp). Each row of y split over
 // gl_NumWorkGroups.z workgroups.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
 layout(constant_id = 1) const uint OP = 0;  // 0 add, 1 mul, 2 swiglu
+layout(constant_id = 2) const bool HALF_COPY = false;  // y in fp16 too, dense (y is contiguous)
 
 layout(binding = 0, scalar) readonly buffer A { float a[]; };
 layout(binding = 1, scalar) readonly buffer B { float b[]; };
 layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
+layout(binding = 3, scalar) writeonly buffer Y16 { float16_t y16[]; };  // y again when not HALF_COPY
 
 layout(push_constant) uniform Push {
     uint ne0, ne1, ne2, nrows;  // of y (and a)
@@ -32,5 +35,6 @@ void main() {
         else if (OP == 1) v = x * w;
         else v = x / (1.0 + exp(-x)) * w;
         y[yr + k] = v;
+        if (HALF_COPY) y16[yr + k - p.y_first] = float16_t(v);
     }
 }

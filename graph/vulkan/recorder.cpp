@@ -36,8 +36,12 @@ BoundTensor Recorder::derived_copy(const BoundTensor& source, uint64_t form, VkD
     const ScratchCopy wanted{{source.buffer, source.offset, source.offset + source.range}, form, bytes};
     fresh = scratch_holds_ != wanted || scratch_.range < bytes;
     const BoundTensor region = scratch(bytes);
-    scratch_holds_ = wanted;
+    holds_copy(source, form, bytes);
     return region;
+}
+
+void Recorder::holds_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes) {
+    scratch_holds_ = ScratchCopy{{source.buffer, source.offset, source.offset + source.range}, form, bytes};
 }
 
 BoundTensor Recorder::scratch(VkDeviceSize bytes) {

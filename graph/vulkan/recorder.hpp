@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <unordered_set>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,14 @@ public:
     // The same region as `bytes` of working memory for a kernel's partial
     // results (none of derived_copy's copies survive it).
     BoundTensor scratch(VkDeviceSize bytes);
+    // Copies their source's kernel writes: before recording, the backend
+    // names each tensor a command of the recording reads through an fp16
+    // copy (VulkanKernel::half_input), and the kernel that stores it writes
+    // the copy beside it into scratch(bytes), then calls holds_copy; the
+    // reader's derived_copy finds it there, one dispatch and level fewer.
+    void want_half_copy(const Tensor& t) { half_copies_wanted_.insert(&t); }
+    bool half_copy_wanted(const Tensor& t) const { return half_copies_wanted_.contains(&t); }
+    void holds_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes);
     // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
     void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
 
@@ -100,6 +109,7 @@ private:
     };
     BoundTensor scratch_;                         // the latest scratch region
     std::optional<ScratchCopy> scratch_holds_;  // what it holds a copy of
+    std::unordered_set<const Tensor*> half_copies_wanted_;
     std::vector<Range> pending_reads_, pending_writes_;  // since the last barrier
     RecordStats stats_;
 };

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
@@ -326,6 +327,11 @@ void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nod
     }
     Recorder rec(*this, cb, seg.scratch);
     try {
+        // A kernel that stores a tensor a later one reads through an fp16 copy writes the copy as well.
+        for (const Tensor* node : nodes)
+            if (const VulkanKernel* k = find_vulkan_kernel(node->op->name); k && k->half_input)
+                if (const Tensor* x = k->half_input(*node, rec))
+                    if (const Tensor* writer = vkk::half_copy_writer(*x)) rec.want_half_copy(*writer);
         size_t part_size = kFirstPartNodes, part_end = part_size;
         for (size_t i = 0; i < nodes.size(); ++i) {
             const Tensor& node = *nodes[i];

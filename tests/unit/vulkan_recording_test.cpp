@@ -7,12 +7,15 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "graph/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "graph/reference_backend.hpp"
+#include "graph/vulkan/kernels/half_copy.hpp"
+#include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph_test_util.hpp"
 #include "kernels/quant/half.hpp"
@@ -22,6 +25,42 @@
 
 namespace tessera {
 namespace {
+
+// A command buffer of a pool of its own, begun, for a test to record into.
+class TestCommands {
+public:
+    explicit TestCommands(VulkanDevice& device) : device_(device) {
+        VkCommandPoolCreateInfo pool_info{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                          .queueFamilyIndex = device.queue_family()};
+        EXPECT_EQ(vk::vkCreateCommandPool(device.device(), &pool_info, nullptr, &pool_), VK_SUCCESS);
+        VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                          .commandPool = pool_,
+                                          .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                          .commandBufferCount = 1};
+        EXPECT_EQ(vk::vkAllocateCommandBuffers(device.device(), &alloc, &cb_), VK_SUCCESS);
+        VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        EXPECT_EQ(vk::vkBeginCommandBuffer(cb_, &begin), VK_SUCCESS);
+    }
+    ~TestCommands() { vk::vkDestroyCommandPool(device_.device(), pool_, nullptr); }
+    TestCommands(const TestCommands&) = delete;
+    TestCommands& operator=(const TestCommands&) = delete;
+
+    VkCommandBuffer cb() const { return cb_; }
+    // Ends the command buffer and, with `run`, submits it and waits until it is done.
+    void end(bool run) {
+        ASSERT_EQ(vk::vkEndCommandBuffer(cb_), VK_SUCCESS);
+        if (!run) return;
+        VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb_};
+        std::lock_guard lock(device_.queue_mutex());
+        ASSERT_EQ(vk::vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
+        ASSERT_EQ(vk::vkQueueWaitIdle(device_.queue()), VK_SUCCESS);
+    }
+
+private:
+    VulkanDevice& device_;
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cb_ = VK_NULL_HANDLE;
+};
 
 // Two chains that share their first node, as q and k share the normed x:
 // h = rms_norm(x); a = silu(silu(h)); b = silu(scale(h)). Three levels, so
@@ -145,18 +184,7 @@ TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
 TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     VulkanDevice& device = vulkan->device();
-    VkCommandPoolCreateInfo pool_info{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                      .queueFamilyIndex = device.queue_family()};
-    VkCommandPool pool = VK_NULL_HANDLE;
-    ASSERT_EQ(vk::vkCreateCommandPool(device.device(), &pool_info, nullptr, &pool), VK_SUCCESS);
-    VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                      .commandPool = pool,
-                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                      .commandBufferCount = 1};
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    ASSERT_EQ(vk::vkAllocateCommandBuffers(device.device(), &alloc, &cb), VK_SUCCESS);
-    VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    ASSERT_EQ(vk::vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+    TestCommands commands(device);
 
     const DeviceAllocation a = device.memory().allocate(1024, MemoryKind::Device),
                            b = device.memory().allocate(1024, MemoryKind::Device);
@@ -164,7 +192,7 @@ TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
         other{.buffer = b.buffer, .offset = b.offset, .range = 1024};
     std::vector<DeviceAllocation> owned;
     {
-        Recorder rec(*vulkan, cb, owned);
+        Recorder rec(*vulkan, commands.cb(), owned);
         bool fresh = false;
         const BoundTensor first = rec.derived_copy(src, 1, 512, fresh);
         EXPECT_TRUE(fresh);
@@ -197,11 +225,88 @@ TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
         EXPECT_EQ(big.range, 4096u);
         EXPECT_EQ(owned.size(), 2u);
     }
-    ASSERT_EQ(vk::vkEndCommandBuffer(cb), VK_SUCCESS);
+    commands.end(false);
     for (const DeviceAllocation& d : owned) device.memory().release(d);
     device.memory().release(a);
     device.memory().release(b);
-    vk::vkDestroyCommandPool(device.device(), pool, nullptr);
+}
+
+// Records y's kernel on its own, the recording asking for y's fp16 copy (as
+// when a tensor-core matmul reads y) when `wanted`, then the copy as its
+// reader asks for it, and runs it: the copy's values and the dispatches.
+struct HalfCopyRun {
+    std::vector<float> values;
+    uint32_t dispatches = 0;
+};
+HalfCopyRun run_with_half_copy(VulkanBackend& vulkan, const Tensor& y, bool wanted) {
+    VulkanDevice& device = vulkan.device();
+    const VkDeviceSize bytes = VkDeviceSize(y.nelements()) * 2;
+    const DeviceAllocation host = device.memory().allocate(bytes, MemoryKind::Host);
+    std::vector<DeviceAllocation> owned;
+    HalfCopyRun result;
+    {
+        TestCommands commands(device);
+        Recorder rec(vulkan, commands.cb(), owned);
+        if (wanted) rec.want_half_copy(y);
+        find_vulkan_kernel(y.op->name)->record(y, rec);
+        const vkk::HalfCopy copy = vkk::record_half_copy(y, rec);
+        result.dispatches = rec.stats().dispatches;
+        rec.copy(copy.binding, {.buffer = host.buffer, .offset = host.offset, .range = bytes}, {{0, 0, bytes}});
+        rec.finish();
+        commands.end(true);
+    }
+    const auto* halves = reinterpret_cast<const uint16_t*>(host.mapped);
+    for (int64_t i = 0; i < y.nelements(); ++i) result.values.push_back(fp16_to_fp32(halves[i]));
+    for (const DeviceAllocation& d : owned) device.memory().release(d);
+    device.memory().release(host);
+    return result;
+}
+
+// The kernels that store what a tensor-core matmul reads (rms_norm, swiglu,
+// a prompt's attention) write its fp16 copy as they store it, where the
+// recording asks for one: the reader finds it and records no copy of its
+// own, and its values are the output's, rounded. (lavapipe has no tensor
+// cores, so no recording asks there but this one.)
+TEST(VulkanRecording, KernelsWriteTheHalfCopyTheirReaderWants) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    constexpr int64_t kDim = 64, kFfn = 96, kTokens = 8, kHd = 16, kHeads = 4, kKvHeads = 2;
+    Graph g;
+    Tensor* x = g.input("x", GgmlType::F32, {kDim, kTokens, 1, 1});
+    Tensor* gain = g.input("gain", GgmlType::F32, {kDim, 1, 1, 1});
+    Tensor* gate = g.input("gate", GgmlType::F32, {kFfn, kTokens, 1, 1});
+    Tensor* up = g.input("up", GgmlType::F32, {kFfn, kTokens, 1, 1});
+    Tensor* q = g.input("q", GgmlType::F32, {kHd, kHeads, kTokens, 1});
+    Tensor* k = g.input("k", GgmlType::F16, {kHd, kTokens, kKvHeads, 1});
+    Tensor* v = g.input("v", GgmlType::F16, {kHd, kTokens, kKvHeads, 1});
+    Tensor* pos = g.input("pos", GgmlType::I32, {kTokens, 1, 1, 1});
+    Tensor* normed = rms_norm(x, 1e-5f, gain);
+    Tensor* ff = swiglu(gate, up);
+    Tensor* att = attention(q, k, v, pos, 0.25f);
+    Executor ex(g, {normed, ff, att}, {.backends = {vulkan}});
+    uint32_t seed = 20;
+    for (Tensor* t : {x, gain, gate, up, q}) test::fill(t, test::random_floats(size_t(t->nelements()), seed++));
+    for (Tensor* t : {k, v}) {
+        std::vector<uint16_t> halves;
+        for (float f : test::random_floats(size_t(t->nelements()), seed++)) halves.push_back(fp32_to_fp16(f));
+        test::fill(t, halves);
+    }
+    std::vector<int32_t> positions(kTokens);
+    for (int32_t i = 0; i < int32_t(kTokens); ++i) positions[size_t(i)] = i;
+    test::fill(pos, positions);
+    ex.run();
+
+    for (const Tensor* y : {normed, ff, att}) {
+        const std::vector<float> expected = test::values_of(*y);
+        for (const bool wanted : {true, false}) {
+            const HalfCopyRun run = run_with_half_copy(*vulkan, *y, wanted);
+            // Wanted, the kernel wrote the copy; else the reader records one.
+            EXPECT_EQ(run.dispatches, wanted ? 1u : 2u) << y->op->name;
+            ASSERT_EQ(run.values.size(), expected.size());
+            for (size_t i = 0; i < expected.size(); ++i)
+                ASSERT_NEAR(run.values[i], expected[i], std::abs(expected[i]) / 1024 + 1e-7)
+                    << y->op->name << (wanted ? " (written by the kernel) " : " (copied) ") << i;
+        }
+    }
 }
 
 // Every pipeline the backend created is listed with the driver's statistics

@@ -2,11 +2,13 @@
 // kv head, an online softmax over tiles of keys held in shared memory; for
 // a few tokens attention_decode.glsl (its keys split over workgroups for
 // long contexts, then joined), for a prompt on a device with tensor cores
-// attention_coopmat.comp.
+// attention_coopmat.comp. A prompt's output is written in fp16 too where a
+// tensor-core matmul reads it (half_copy.hpp).
 #include <algorithm>
 #include <bit>
 #include <optional>
 
+#include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 #include "graph/vulkan/shader_library.hpp"
@@ -149,10 +151,12 @@ void record(const Tensor& out, Recorder& rec) {
         rec.dispatch("attention_decode_join", {kJoinGroup, head_dim, splits}, {partials}, {bo}, push.in_pieces(true), rows);
         return;
     }
+    const HalfOutput half = half_output(out, bo, rec);
     if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), k, v)) {
-        rec.dispatch("attention_coopmat", {32 * kCoopSubgroups, head_dim, *tile, uint32_t(kv_pieces)},
-                     {bq, bk, bv, bpos}, {bo}, kv_pieces ? push.in_pieces(false) : push,
+        rec.dispatch("attention_coopmat", {32 * kCoopSubgroups, head_dim, *tile, uint32_t(kv_pieces), uint32_t(half.wanted)},
+                     {bq, bk, bv, bpos}, {bo, half.binding}, kv_pieces ? push.in_pieces(false) : push,
                      uint64_t(k.ne[2]) * ((rows_per_kv_head + kCoopRows - 1) / kCoopRows));
+        half_output_written(out, bo, half, rec);
         return;
     }
     // Rows in blocks of 4 (those past the last compute nothing); the tile,
@@ -167,8 +171,10 @@ void record(const Tensor& out, Recorder& rec) {
     }
     // Output blocks of 8 rows where that still gives every invocation one.
     const uint32_t out_rows = rows % 8 == 0 && rows / 8 * ((head_dim + 3) / 4) >= kGroup ? 8 : 4;
-    rec.dispatch("attention", {kGroup, head_dim, rows, tile, uint32_t(k.type == GgmlType::F16), out_rows},
-                 {bq, bk, bv, bpos}, {bo}, push, uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows));
+    rec.dispatch("attention",
+                 {kGroup, head_dim, rows, tile, uint32_t(k.type == GgmlType::F16), out_rows, uint32_t(half.wanted)},
+                 {bq, bk, bv, bpos}, {bo, half.binding}, push, uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows));
+    half_output_written(out, bo, half, rec);
 }
 
 }  // namespace

@@ -55,11 +55,9 @@ void record_set_rows(const Tensor& y, Recorder& rec) {
 
 HalfCopy record_half_copy(const Tensor& src, Recorder& rec) {
     const BoundTensor bsrc = rec.bind(src);
-    uint64_t layout = 0;  // views of one range differ in shape or strides
-    for (int i = 0; i < 4; ++i) layout = (layout * 1000003 + uint64_t(src.ne[i])) * 1000003 + uint64_t(src.nb[i]);
     bool fresh = false;
     const uint32_t ne0 = uint32_t(src.ne[0]), ne1 = uint32_t(src.ne[1]);
-    const HalfCopy half{rec.derived_copy(bsrc, layout, VkDeviceSize(src.nelements()) * 2, fresh),
+    const HalfCopy half{rec.derived_copy(bsrc, half_copy_form(src), VkDeviceSize(src.nelements()) * 2, fresh),
                         {0, ne0, ne0 * ne1, ne0 * ne1 * uint32_t(src.ne[2])}};
     if (fresh)
         rec.dispatch("copy", {kGroup, 1u}, {bsrc}, {half.binding}, push_for(src, bsrc, half.rows, ne1, 0),

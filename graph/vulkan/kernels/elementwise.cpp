@@ -1,6 +1,9 @@
-// add, mul, swiglu (shaders/binary.comp) and scale, silu (shaders/unary.comp).
+// add, mul, swiglu (shaders/binary.comp: with y's fp16 copy where a
+// tensor-core matmul reads y, half_copy.hpp) and scale, silu
+// (shaders/unary.comp).
 #include <algorithm>
 
+#include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 #include "ops/elementwise.hpp"
@@ -38,7 +41,10 @@ void record_binary_of(const Tensor& a, const Tensor& b, const Tensor& y, Recorde
     const BoundTensor ba = rec.bind(a), bb = rec.bind(b), by = rec.bind(y);
     const BinaryPush push{row_shape(y), row_layout(a, ba, 4), row_layout(b, bb, 4), uint32_t(b.ne[1]), uint32_t(b.ne[2]),
                           uint32_t(b.ne[3]), row_layout(y, by, 4)};
-    rec.dispatch("binary", {kGroup, Op}, {ba, bb}, {by}, push, push.rows.nrows, row_parts(y));
+    const HalfOutput half = half_output(y, by, rec);
+    rec.dispatch("binary", {kGroup, Op, uint32_t(half.wanted)}, {ba, bb}, {by, half.binding}, push, push.rows.nrows,
+                 row_parts(y));
+    half_output_written(y, by, half, rec);
 }
 
 template <uint32_t Op>

@@ -316,8 +316,15 @@ void record(const Tensor& y, Recorder& rec) {
         record_matmul(y, rec);
 }
 
+// x, where the tensor-core matmul records the node.
+const Tensor* half_input(const Tensor& y, Recorder& rec) {
+    const Tensor& w = *y.src[0];
+    if (fused_matvec(y) || !coopmat_shader(rec.device(), w, bind_blocks(rec, w))) return nullptr;
+    return y.src[1];
+}
+
 }  // namespace
 
-const VulkanKernel kMatmul{"matmul", supports, record};
+const VulkanKernel kMatmul{"matmul", supports, record, half_input};
 
 }  // namespace tessera::vkk

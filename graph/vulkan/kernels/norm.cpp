@@ -1,7 +1,9 @@
 // rms_norm (shaders/rms_norm.comp): one workgroup per row, the weight row
-// applied in the same pass when the node has one.
+// applied in the same pass when the node has one, and y's fp16 copy written
+// beside it when a tensor-core matmul reads y (half_copy.hpp).
 #include <algorithm>
 
+#include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/registry.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
@@ -34,7 +36,10 @@ void record(const Tensor& y, Recorder& rec) {
     const BoundTensor bx = rec.bind(x), by = rec.bind(y), bw = weighted ? rec.bind(*y.src[1]) : bx;
     const Push push{row_shape(y), row_layout(x, bx, 4), row_layout(y, by, 4), bw.first(4),
                     y.param<RmsNormParams>().eps};
-    rec.dispatch("rms_norm", {group_size(rec.device()), uint32_t(weighted)}, {bx, bw}, {by}, push, push.rows.nrows);
+    const HalfOutput half = half_output(y, by, rec);
+    rec.dispatch("rms_norm", {group_size(rec.device()), uint32_t(weighted), uint32_t(half.wanted)}, {bx, bw},
+                 {by, half.binding}, push, push.rows.nrows);
+    half_output_written(y, by, half, rec);
 }
 
 }  // namespace

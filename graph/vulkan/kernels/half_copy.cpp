@@ -1,0 +1,30 @@
+#include "graph/vulkan/kernels/half_copy.hpp"
+
+namespace tessera::vkk {
+
+uint64_t half_copy_form(const Tensor& src) {
+    if (src.is_contiguous()) return 0;
+    uint64_t layout = 0;
+    for (int i = 0; i < 4; ++i) layout = (layout * 1000003 + uint64_t(src.ne[i])) * 1000003 + uint64_t(src.nb[i]);
+    return layout | 1;
+}
+
+const Tensor* half_copy_writer(const Tensor& src) {
+    if (!src.is_contiguous()) return nullptr;
+    const Tensor* t = &src;
+    for (; t->is_view(); t = t->src[0])
+        if (t->view_offset != 0) return nullptr;
+    // Both dense from the same first byte: element i of one is element i of the other.
+    return t->is_contiguous() && t->nelements() == src.nelements() ? t : nullptr;
+}
+
+HalfOutput half_output(const Tensor& y, const BoundTensor& by, Recorder& rec) {
+    if (!y.is_contiguous() || !rec.half_copy_wanted(y)) return {false, by};
+    return {true, rec.scratch(VkDeviceSize(y.nelements()) * 2)};
+}
+
+void half_output_written(const Tensor& y, const BoundTensor& by, const HalfOutput& half, Recorder& rec) {
+    if (half.wanted) rec.holds_copy(by, half_copy_form(y), VkDeviceSize(y.nelements()) * 2);
+}
+
+}  // namespace tessera::vkk
