@@ -21,7 +21,6 @@
 // 28-37% faster).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "matmul_args.glsl"
 
@@ -120,29 +119,18 @@ void store_tiles(uint buf) {
 // The subgroup's part of the tile: its first row and first token.
 uvec2 subgroup_part() { return uvec2(gl_SubgroupID % (BM / WM) * WM, gl_SubgroupID / (BM / WM) * WN); }
 
-// Subgroups are of 32 invocations (graph/vulkan/kernels/matmul.cpp picks
-// this kernel only where they are): each stores PER_LANE values of a matrix.
-const uint PER_LANE = CM * CN / 32;
-
 // Stores accumulator c, the subgroup's matrix (i, j), through the subgroup's
 // staging matrix (column-major: a token's CM rows are contiguous, as in y).
-// The addend's values are loaded first, all at once: loaded between the
-// stores, each load waited for the store before it (a and y may be one
-// buffer), which made a TinyLlama prompt 2-5% slower than a separate add.
 void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint y0, uint a0) {
-    const uint at = gl_SubgroupID * CM * CN, lane = gl_SubgroupInvocationID;
+    const uint at = gl_SubgroupID * CM * CN;
     const uvec2 part = subgroup_part();
-    float addend[PER_LANE];
-    [[unroll]] for (uint k = 0; k < PER_LANE; ++k) {
-        const uint e = lane + 32 * k, row = row0 + part.x + i * CM + e % CM, col = col0 + part.y + j * CN + e / CM;
-        addend[k] = ADDEND && row < p.n && col < p.m ? a[a0 + col % p.a_ne1 * p.a_nb1 + row] : 0.0;
-    }
     coopMatStoreNV(c, stage, at, CM, true);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
-    [[unroll]] for (uint k = 0; k < PER_LANE; ++k) {
-        const uint e = lane + 32 * k, row = row0 + part.x + i * CM + e % CM, col = col0 + part.y + j * CN + e / CM;
-        if (row < p.n && col < p.m) y[y0 + col * p.y_nb1 + row] = ADDEND ? stage[at + e] + addend[k] : stage[at + e];
+    for (uint e = gl_SubgroupInvocationID; e < CM * CN; e += gl_SubgroupSize) {
+        const uint row = row0 + part.x + i * CM + e % CM, col = col0 + part.y + j * CN + e / CM;
+        if (row < p.n && col < p.m)
+            y[y0 + col * p.y_nb1 + row] = ADDEND ? stage[at + e] + a[a0 + col % p.a_ne1 * p.a_nb1 + row] : stage[at + e];
     }
     subgroupBarrier();  // read before the next matrix overwrites it
 }

@@ -100,15 +100,13 @@ static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kCoopSquare.bk % 
 constexpr int64_t kTallFromRows = 4096;
 
 // The tensor-core variant for weights w (bound as bw) where the device and
-// the build have it (with subgroups of 32, as the skeleton's store assumes),
-// and where F16 rows start 8-byte aligned (f16.glsl loads them 4 values at
-// once).
+// the build have it, and where F16 rows start 8-byte aligned (f16.glsl loads
+// them 4 values at once).
 std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, const Tensor& w, const BoundTensor& bw) {
     const CoopmatShape& s = device.coopmat();
     const CoopTile& t = w.ne[1] >= kTallFromRows ? kCoopTall : kCoopSquare;
     std::string name = weight_shader(t.skeleton, w.type);
-    if (!s || device.info().subgroup_size != 32 || t.bm % (t.frag_rows * s.m) != 0 || t.bn % (2 * s.n) != 0 ||
-        t.bk % s.k != 0 || (s.m * s.n) % 32 != 0 || !find_shader(name) ||
+    if (!s || t.bm % (t.frag_rows * s.m) != 0 || t.bn % (2 * s.n) != 0 || t.bk % s.k != 0 || !find_shader(name) ||
         t.shared_bytes(s) > device.limits().maxComputeSharedMemorySize ||
         (w.type == GgmlType::F16 && !whole_pieces(bw, w, 8)))
         return std::nullopt;
