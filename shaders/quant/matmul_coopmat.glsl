@@ -121,7 +121,7 @@ uvec2 subgroup_part() { return uvec2(gl_SubgroupID % (BM / WM) * WM, gl_Subgroup
 
 // Stores accumulator c, the subgroup's matrix (i, j), through the subgroup's
 // staging matrix (column-major: a token's CM rows are contiguous, as in y).
-void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint y0, uint a0) {
+void store_acc(ACC c, uint i, uint j, uint row0, uint col0) {
     const uint at = gl_SubgroupID * CM * CN;
     const uvec2 part = subgroup_part();
     coopMatStoreNV(c, stage, at, CM, true);
@@ -129,8 +129,7 @@ void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint y0, uint a0) {
     subgroupBarrier();
     for (uint e = gl_SubgroupInvocationID; e < CM * CN; e += gl_SubgroupSize) {
         const uint row = row0 + part.x + i * CM + e % CM, col = col0 + part.y + j * CN + e / CM;
-        if (row < p.n && col < p.m)
-            y[y0 + col * p.y_nb1 + row] = ADDEND ? stage[at + e] + a[a0 + col % p.a_ne1 * p.a_nb1 + row] : stage[at + e];
+        if (row < p.n && col < p.m) y[y_col(col) + row] = ADDEND ? stage[at + e] + a[a_col(col) + row] : stage[at + e];
     }
     subgroupBarrier();  // read before the next matrix overwrites it
 }
@@ -185,15 +184,14 @@ void main() {
         barrier();
     }
 
-    const uint y0 = y_col(0), a0 = a_col(0);  // a_col(col) = a0 + col % a_ne1 * a_nb1
-    store_acc(c00, 0, 0, row0, col0, y0, a0);
-    store_acc(c01, 0, 1, row0, col0, y0, a0);
-    store_acc(c10, 1, 0, row0, col0, y0, a0);
-    store_acc(c11, 1, 1, row0, col0, y0, a0);
+    store_acc(c00, 0, 0, row0, col0);
+    store_acc(c01, 0, 1, row0, col0);
+    store_acc(c10, 1, 0, row0, col0);
+    store_acc(c11, 1, 1, row0, col0);
 #if COOP_ROWS == 4
-    store_acc(c20, 2, 0, row0, col0, y0, a0);
-    store_acc(c21, 2, 1, row0, col0, y0, a0);
-    store_acc(c30, 3, 0, row0, col0, y0, a0);
-    store_acc(c31, 3, 1, row0, col0, y0, a0);
+    store_acc(c20, 2, 0, row0, col0);
+    store_acc(c21, 2, 1, row0, col0);
+    store_acc(c30, 3, 0, row0, col0);
+    store_acc(c31, 3, 1, row0, col0);
 #endif
 }
