@@ -2,8 +2,7 @@
 // before this skeleton: compute bound, so tiled. A workgroup computes BM rows
 // of W by BN tokens. Per step of BK values, its threads dequantize W's BM x BK
 // tile and copy x's BN x BK tile into shared memory, then each thread adds
-// that step to its TM x TN block of the tile, and the addend to its results
-// as it stores them. A thread's rows (and tokens)
+// that step to its TM x TN block of the tile. A thread's rows (and tokens)
 // are strided across the tile so that neighbouring threads read neighbouring
 // shared words; the tiles' rows are padded to BK + 1 words for the same reason.
 #include "common.glsl"
@@ -14,11 +13,9 @@ layout(constant_id = 2) const uint BN = 64;
 layout(constant_id = 3) const uint BK = 16;  // a multiple of 4
 layout(constant_id = 4) const uint TM = 4;
 layout(constant_id = 5) const uint TN = 4;   // workgroup size = (BM / TM) * (BN / TN)
-layout(constant_id = 6) const bool ADDEND = false;  // y = W x + a
 
 layout(binding = 1, scalar) readonly buffer X { float x[]; };
-layout(binding = 2, scalar) readonly buffer A { float a[]; };  // y again without ADDEND
-layout(binding = 3, scalar) writeonly buffer Y { float y[]; };
+layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
 
 const uint STRIDE = BK + 1;
 shared float wtile[BM * STRIDE];
@@ -69,10 +66,10 @@ void main() {
     for (uint j = 0; j < TN; ++j) {
         const uint col = col0 + tc + j * (BN / TN);
         if (col >= p.m) continue;
-        const uint yc = y_col(col), ac = a_col(col);
+        const uint yc = y_col(col);
         for (uint i = 0; i < TM; ++i) {
             const uint row = row0 + tr + i * (BM / TM);
-            if (row < p.n) y[yc + row] = ADDEND ? acc[i][j] + a[ac + row] : acc[i][j];
+            if (row < p.n) y[yc + row] = acc[i][j];
         }
     }
 }

@@ -12,8 +12,7 @@
 // a type that defines FETCH_AFTER_MULTIPLIES loads them after). The tiles are
 // double-buffered: the next step's go to the other buffer, so one barrier per
 // step suffices. Results go out through a per-subgroup staging matrix in
-// shared memory, so that rows and tokens past the edge are not stored, with
-// the addend added as they go.
+// shared memory, so that rows and tokens past the edge are not stored.
 //
 // x comes as an fp16 copy with dense rows (graph/vulkan/kernels/half_copy.hpp):
 // the tensor cores take no more, and converting it here cost every workgroup
@@ -30,7 +29,6 @@ layout(constant_id = 3) const uint BK = 32;  // a multiple of CK and of 4
 layout(constant_id = 4) const uint CM = 16;  // a shape the device lists
 layout(constant_id = 5) const uint CN = 16;
 layout(constant_id = 6) const uint CK = 16;
-layout(constant_id = 7) const bool ADDEND = false;  // y = W x + a
 // Each subgroup computes COOP_ROWS x 2 cooperative matrices, held in
 // variables: as arrays, more than two of them made the kernel twice as slow
 // on an H200 (with constant or specialization-constant bounds, the loops
@@ -41,8 +39,7 @@ layout(constant_id = 7) const bool ADDEND = false;  // y = W x + a
 const uint WM = COOP_ROWS * CM, WN = 2 * CN;  // workgroup = (BM / WM) * (BN / WN) subgroups
 
 layout(binding = 1, scalar) readonly buffer X { uvec2 x4[]; };  // 4 fp16 values each
-layout(binding = 2, scalar) readonly buffer A { float a[]; };   // y again without ADDEND
-layout(binding = 3, scalar) writeonly buffer Y { float y[]; };
+layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
 
 // The tiles hold 4 fp16 values per uvec2 (one store each), in rows padded by
 // 8 values: each row stays 16-byte aligned, and 8 successive rows start in
@@ -121,7 +118,7 @@ uvec2 subgroup_part() { return uvec2(gl_SubgroupID % (BM / WM) * WM, gl_Subgroup
 
 // Stores accumulator c, the subgroup's matrix (i, j), through the subgroup's
 // staging matrix (column-major: a token's CM rows are contiguous, as in y).
-void store_acc(ACC c, uint i, uint j, uint row0, uint col0) {
+void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint y0) {
     const uint at = gl_SubgroupID * CM * CN;
     const uvec2 part = subgroup_part();
     coopMatStoreNV(c, stage, at, CM, true);
@@ -129,7 +126,7 @@ void store_acc(ACC c, uint i, uint j, uint row0, uint col0) {
     subgroupBarrier();
     for (uint e = gl_SubgroupInvocationID; e < CM * CN; e += gl_SubgroupSize) {
         const uint row = row0 + part.x + i * CM + e % CM, col = col0 + part.y + j * CN + e / CM;
-        if (row < p.n && col < p.m) y[y_col(col) + row] = ADDEND ? stage[at + e] + a[a_col(col) + row] : stage[at + e];
+        if (row < p.n && col < p.m) y[y0 + col * p.y_nb1 + row] = stage[at + e];
     }
     subgroupBarrier();  // read before the next matrix overwrites it
 }
@@ -138,7 +135,7 @@ void main() {
     const uint row0 = flat_group() * BM, col0 = col_group() * BN;
     if (row0 >= p.n) return;  // a split grid's spare groups
     const uint sr = subgroup_part().x, sc = subgroup_part().y;
-    const uint x0 = x_col(0);
+    const uint x0 = x_col(0), y0 = y_col(0);
 
     ACC c00 = ACC(0.0), c01 = c00, c10 = c00, c11 = c00;
 #if COOP_ROWS == 4
@@ -184,14 +181,14 @@ void main() {
         barrier();
     }
 
-    store_acc(c00, 0, 0, row0, col0);
-    store_acc(c01, 0, 1, row0, col0);
-    store_acc(c10, 1, 0, row0, col0);
-    store_acc(c11, 1, 1, row0, col0);
+    store_acc(c00, 0, 0, row0, col0, y0);
+    store_acc(c01, 0, 1, row0, col0, y0);
+    store_acc(c10, 1, 0, row0, col0, y0);
+    store_acc(c11, 1, 1, row0, col0, y0);
 #if COOP_ROWS == 4
-    store_acc(c20, 2, 0, row0, col0);
-    store_acc(c21, 2, 1, row0, col0);
-    store_acc(c30, 3, 0, row0, col0);
-    store_acc(c31, 3, 1, row0, col0);
+    store_acc(c20, 2, 0, row0, col0, y0);
+    store_acc(c21, 2, 1, row0, col0, y0);
+    store_acc(c30, 3, 0, row0, col0, y0);
+    store_acc(c31, 3, 1, row0, col0, y0);
 #endif
 }

@@ -37,8 +37,7 @@ struct BinaryPush {
 
 // y = a op b, b repeated over a.
 template <uint32_t Op>
-void record_binary(const Tensor& y, Recorder& rec) {
-    const Tensor &a = *y.src[0], &b = *y.src[1];
+void record_binary_of(const Tensor& a, const Tensor& b, const Tensor& y, Recorder& rec) {
     const BoundTensor ba = rec.bind(a), bb = rec.bind(b), by = rec.bind(y);
     const BinaryPush push{row_shape(y), row_layout(a, ba, 4), row_layout(b, bb, 4), uint32_t(b.ne[1]), uint32_t(b.ne[2]),
                           uint32_t(b.ne[3]), row_layout(y, by, 4)};
@@ -46,6 +45,11 @@ void record_binary(const Tensor& y, Recorder& rec) {
     rec.dispatch("binary", {kGroup, Op, uint32_t(half.wanted)}, {ba, bb}, {by, half.binding}, push, push.rows.nrows,
                  row_parts(y));
     half_output_written(y, by, half, rec);
+}
+
+template <uint32_t Op>
+void record_binary(const Tensor& y, Recorder& rec) {
+    record_binary_of<Op>(*y.src[0], *y.src[1], y, rec);
 }
 
 struct UnaryPush {
@@ -65,6 +69,10 @@ void record_unary(const Tensor& y, Recorder& rec) {
 }
 
 }  // namespace
+
+void record_add_in_place(const Tensor& y, const Tensor& addend, Recorder& rec) {
+    record_binary_of<0>(y, addend, y, rec);
+}
 
 const VulkanKernel kAdd{"add", f32_dense, record_binary<0>};
 const VulkanKernel kMul{"mul", f32_dense, record_binary<1>};

@@ -194,19 +194,6 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
 
 uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
 
-// The addend of y = W x + a (src[2]) into the push constants: its binding,
-// or `otherwise` (bound, never read) when y has none.
-BoundTensor bind_addend(const Tensor& y, const BoundTensor& otherwise, MatmulPush& push, Recorder& rec) {
-    if (y.src.size() < 3) return otherwise;
-    const Tensor& a = *y.src[2];
-    const BoundTensor ba = rec.bind(a);
-    push.a = row_layout(a, ba, 4);
-    push.a_ne1 = uint32_t(a.ne[1]);
-    push.a_ne2 = uint32_t(a.ne[2]);
-    push.a_ne3 = uint32_t(a.ne[3]);
-    return ba;
-}
-
 // shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
 enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3 };
 
@@ -222,7 +209,13 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
     MatmulPush push = matmul_push(w, x, bw, bx, cols);
     push.y = row_layout(f.rope ? *f.matmul : out, by, 4);  // a rope's rows are the product's
     const Tensor* addend = mm.src.size() > 2 ? mm.src[2] : nullptr;
-    const BoundTensor ba = bind_addend(mm, bx, push, rec);
+    const BoundTensor ba = addend ? rec.bind(*addend) : bx;
+    if (addend) {
+        push.a = row_layout(*addend, ba, 4);
+        push.a_ne1 = uint32_t(addend->ne[1]);
+        push.a_ne2 = uint32_t(addend->ne[2]);
+        push.a_ne3 = uint32_t(addend->ne[3]);
+    }
     Prologue prologue = Prologue::Plain;
     BoundTensor bx2 = bx;
     if (f.norm) {
@@ -279,33 +272,33 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
 namespace {
 
 // Matrix x matrix: tensor cores where the device and the build have them,
-// else the tiled kernel; both add the addend as they store y.
+// else the tiled kernel; neither adds the addend, an add after them does
+// (prompts: one dispatch more does not matter).
 void record_matmul(const Tensor& y, Recorder& rec) {
     const Tensor &w = *y.src[0], &x = *y.src[1];
     const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
-    const uint32_t batches = uint32_t(x.ne[2] * x.ne[3]), addend = uint32_t(y.src.size() > 2);
-    MatmulPush push;
-    BoundTensor ba;
+    const uint32_t batches = uint32_t(x.ne[2] * x.ne[3]);
     auto matmul_push = [&](uint32_t cols) {
-        push = vkk::matmul_push(w, x, bw, bx, cols);
+        MatmulPush push = vkk::matmul_push(w, x, bw, bx, cols);
         push.y = row_layout(y, by, 4);
-        ba = bind_addend(y, by, push, rec);
+        return push;
     };
     if (const auto coop = coopmat_shader(rec.device(), w, bw)) {
         const auto& [shader, t] = *coop;
-        matmul_push(t.bn);
+        MatmulPush push = matmul_push(t.bn);
         const HalfCopy x16 = record_half_copy(x, rec);
         push.x = x16.rows;
         const CoopmatShape& s = rec.device().coopmat();
         const uint32_t group = t.subgroups(s) * rec.device().info().subgroup_size;
-        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k, addend}, {bw, x16.binding, ba}, {by}, push,
-                     groups_of(push.n, t.bm), push.col_groups * batches);
+        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, x16.binding}, {by}, push, groups_of(push.n, t.bm),
+                     push.col_groups * batches);
     } else {
         const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
-        matmul_push(t.bn);
-        rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn, addend}, {bw, bx, ba},
-                     {by}, push, groups_of(push.n, t.bm), push.col_groups * batches);
+        const MatmulPush push = matmul_push(t.bn);
+        rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn}, {bw, bx}, {by}, push,
+                     groups_of(push.n, t.bm), push.col_groups * batches);
     }
+    if (y.src.size() > 2) record_add_in_place(y, *y.src[2], rec);
 }
 
 bool supports(const Tensor& y) {

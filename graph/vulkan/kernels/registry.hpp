@@ -7,6 +7,7 @@
 namespace tessera::vkk {
 
 extern const VulkanKernel kAdd, kMul, kSwiglu, kScale, kSilu;  // elementwise.cpp
+void record_add_in_place(const Tensor& y, const Tensor& addend, Recorder& rec);  // y += addend (repeated over y)
 extern const VulkanKernel kTransfer;                            // transfer.cpp
 extern const VulkanKernel kRmsNorm;                             // norm.cpp
 extern const VulkanKernel kRope;                                // rope.cpp
