@@ -7,9 +7,9 @@
 
 #include <cstdint>
 #include <initializer_list>
-#include <unordered_set>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "graph/tensor.hpp"
