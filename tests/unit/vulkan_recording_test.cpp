@@ -231,6 +231,34 @@ TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
     device.memory().release(b);
 }
 
+// Which tensor's kernel can write a matmul input's fp16 copy: the input
+// itself or what it reshapes (same elements, same order), never a view that
+// reorders, skips or starts past the first element; and the copy's form, one
+// for all contiguous layouts (a reshape finds its source's copy), another for
+// each strided one. Needs no device: the backend asks this on tensor-core
+// devices only, which CI lacks.
+TEST(VulkanHalfCopy, WriterIsTheTensorAnInputReshapes) {
+    Graph g;
+    Tensor* x = g.input("x", GgmlType::F32, {64, 8, 1, 1});
+    Tensor* y = rms_norm(x, 1e-5f);
+    Tensor* heads = reshape(y, {16, 4, 8, 1});
+    Tensor* flat_again = reshape(heads, {64, 8, 1, 1});
+    EXPECT_EQ(vkk::half_copy_writer(*y), y);
+    EXPECT_EQ(vkk::half_copy_writer(*heads), y);
+    EXPECT_EQ(vkk::half_copy_writer(*flat_again), y);
+    EXPECT_EQ(vkk::half_copy_writer(*permute(heads, {0, 2, 1, 3})), nullptr);  // reordered
+    // Dense views of y's first or last 4 rows: part of y.
+    const Strides half_rows = dense_strides(GgmlType::F32, {64, 4, 1, 1});
+    EXPECT_EQ(vkk::half_copy_writer(*view(y, {64, 4, 1, 1}, half_rows)), nullptr);
+    EXPECT_EQ(vkk::half_copy_writer(*view(y, {64, 4, 1, 1}, half_rows, 4 * y->nb[1])), nullptr);
+
+    EXPECT_EQ(vkk::half_copy_form(*y), vkk::half_copy_form(*heads));
+    const Tensor* swapped = permute(heads, {0, 2, 1, 3});
+    const Tensor* other = permute(heads, {1, 0, 2, 3});
+    EXPECT_NE(vkk::half_copy_form(*swapped), vkk::half_copy_form(*y));
+    EXPECT_NE(vkk::half_copy_form(*swapped), vkk::half_copy_form(*other));
+}
+
 // Records y's kernel on its own, the recording asking for y's fp16 copy (as
 // when a tensor-core matmul reads y) when `wanted`, then the copy as its
 // reader asks for it, and runs it: the copy's values and the dispatches.
