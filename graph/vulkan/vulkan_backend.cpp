@@ -327,18 +327,21 @@ void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nod
     }
     Recorder rec(*this, cb, seg.scratch);
     try {
-        // A kernel that stores a tensor a later one reads through an fp16 copy writes the copy as well.
-        for (const Tensor* node : nodes)
-            if (const VulkanKernel* k = find_vulkan_kernel(node->op->name); k && k->half_input)
-                if (const Tensor* x = k->half_input(*node, rec))
-                    if (const Tensor* writer = vkk::half_copy_writer(*x)) rec.want_half_copy(*writer);
-        size_t part_size = kFirstPartNodes, part_end = part_size;
+        // Each node's kernel, found once; a kernel that stores a tensor a later
+        // one reads through an fp16 copy writes the copy as well.
+        std::vector<const VulkanKernel*> kernels(nodes.size());
         for (size_t i = 0; i < nodes.size(); ++i) {
             const Tensor& node = *nodes[i];
-            const VulkanKernel* k = find_vulkan_kernel(node.op->name);
-            if (k == nullptr)
+            kernels[i] = find_vulkan_kernel(node.op->name);
+            if (kernels[i] == nullptr)
                 throw VulkanError("no Vulkan kernel for node " + describe(node) + " (" + std::string(node.op->name) + ")");
-            k->record(node, rec);
+            if (kernels[i]->half_input)
+                if (const Tensor* x = kernels[i]->half_input(node, rec))
+                    if (const Tensor* writer = vkk::half_copy_writer(*x)) rec.want_half_copy(*writer);
+        }
+        size_t part_size = kFirstPartNodes, part_end = part_size;
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            kernels[i]->record(*nodes[i], rec);
             if (seg.timed) vk::vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, seg.queries, uint32_t(i + 1));
             if (i + 1 == part_end && i + 1 < nodes.size()) {  // the GPU starts on this part
                 Submitter::end(cb);
