@@ -2,7 +2,8 @@
 // prompt processing (pp: -p tokens in one pass) and generation (tg: -n
 // tokens one at a time), each after -d tokens already in the cache (filled
 // untimed before every repetition; 0: an empty context), tok/s as mean and
-// standard deviation over -r repetitions after one warm-up run.
+// standard deviation over -r repetitions after -w untimed warm-up runs (1, as
+// llama-bench; a GPU may still be raising its clocks during the first ones).
 // The table follows llama-bench's layout and the JSON its field names, so
 // that results of the two can be read side by side.
 #include <omp.h>
@@ -29,7 +30,7 @@ namespace {
 
 struct BenchOptions {
     ModelInput in;
-    int n_prompt = 512, n_gen = 128, n_depth = 0, reps = 5;
+    int n_prompt = 512, n_gen = 128, n_depth = 0, reps = 5, warmups = 1;
     std::string output = "md";
 };
 
@@ -60,6 +61,12 @@ std::vector<int32_t> bench_tokens(int n, int64_t n_vocab, int32_t bos) {
     std::vector<int32_t> t(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) t[size_t(i)] = i == 0 && bos >= 0 ? bos : int32_t(3 + (int64_t(i) * 7919) % (n_vocab - 3));
     return t;
+}
+
+// "pp512: 2/5" on stderr, over the line before (padded to cover a longer one).
+void progress(const std::string& what, int done, int total) {
+    const std::string line = what + " " + std::to_string(done) + "/" + std::to_string(total);
+    std::fprintf(stderr, "\r%-32s", line.c_str());
 }
 
 // One test after `depth` in the cache (untimed): `prompt` in one pass (pp),
@@ -143,6 +150,7 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
             {"n_prompt", r.n_prompt},
             {"n_gen", r.n_gen},
             {"n_depth", o.n_depth},
+            {"n_warmup", o.warmups},
             {"test_time", now},
             {"avg_ns", uint64_t(mean(ns))},
             {"stddev_ns", uint64_t(stddev(ns))},
@@ -154,6 +162,7 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
 
 void run_bench(const BenchOptions& o) {
     if (o.reps < 1) throw Error("-r must be at least 1");
+    if (o.warmups < 0) throw Error("-w must be >= 0");
     if (o.n_prompt < 0 || o.n_gen < 0 || o.n_prompt + o.n_gen == 0) throw Error("-p and -n must be >= 0, not both 0");
     if (o.n_depth < 0) throw Error("-d must be >= 0");
     const auto m = open_model(o.in);
@@ -177,11 +186,18 @@ void run_bench(const BenchOptions& o) {
     for (TestResult& r : results) {
         const std::vector<int32_t> prompt = bench_tokens(r.n_prompt, m->hparams().n_vocab, first);
         const std::vector<int32_t> generated = bench_tokens(r.n_gen, m->hparams().n_vocab, first);
-        time_pass(session, depth, prompt, generated);  // warm-up
-        print_notice(session);
+        const auto run_once = [&] {
+            const double seconds = time_pass(session, depth, prompt, generated);
+            print_notice(session);  // the first pass's (a fallback, say), before any progress line
+            return seconds;
+        };
+        for (int w = 0; w < o.warmups; ++w) {
+            run_once();
+            progress(r.name + ": warm-up", w + 1, o.warmups);
+        }
         for (int rep = 0; rep < o.reps; ++rep) {
-            r.seconds.push_back(time_pass(session, depth, prompt, generated));
-            std::fprintf(stderr, "\r%s: %d/%d", r.name.c_str(), rep + 1, o.reps);
+            r.seconds.push_back(run_once());
+            progress(r.name + ":", rep + 1, o.reps);
         }
         std::fprintf(stderr, "\n");
         if (const auto* vulkan = dynamic_cast<const VulkanBackend*>(&session.backend())) {
@@ -228,6 +244,10 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("-d,--n-depth", o->n_depth, "Tokens in the cache before each test, filled untimed (0: an empty context)")
         ->capture_default_str();
     cmd->add_option("-r,--repetitions", o->reps, "Timed repetitions of each test")->capture_default_str();
+    cmd->add_option("-w,--warmup", o->warmups,
+                    "Untimed runs of each test before the timed ones (llama-bench: 1; a GPU may still be raising its clocks "
+                    "during the first)")
+        ->capture_default_str();
     cmd->add_option("-o,--output", o->output, "md, json or csv")
         ->check(CLI::IsMember({"md", "json", "csv"}))
         ->capture_default_str();

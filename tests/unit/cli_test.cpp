@@ -255,6 +255,27 @@ TEST(Cli, BenchReportsLlamaBenchFields) {
         EXPECT_EQ(r.exit_code, 1);
         EXPECT_NE(r.out.find("Vulkan"), std::string::npos) << r.out;
     }
+    // -w: untimed runs before the timed ones, each reported on stderr.
+    const auto warm_ups = [](const std::string& out) {
+        size_t n = 0;
+        for (size_t at = out.find("warm-up"); at != std::string::npos; at = out.find("warm-up", at + 1)) ++n;
+        return n;
+    };
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 0 -r 1 -w 3");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(warm_ups(r.out), 3u) << r.out;
+    EXPECT_NE(r.out.find("pp8: warm-up 3/3"), std::string::npos) << r.out;
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 0 -r 1 -w 0");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(warm_ups(r.out), 0u) << r.out;
+    r = run_cli("bench -m " + model.string() + " -p 0 -n 2 -r 2 -w 2 -o json", false);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)[0]["n_warmup"], 2);
+    EXPECT_EQ(nlohmann::json::parse(r.out)[0]["samples_ts"].size(), 2u);
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 0 -w -1");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("-w must be"), std::string::npos) << r.out;
+
     r = run_cli("bench -m " + model.string() + " -p 100 -n 0");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.out.find("context"), std::string::npos) << r.out;
