@@ -33,15 +33,19 @@ BoundTensor Recorder::bind(const Tensor& t) {
 }
 
 BoundTensor Recorder::derived_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh) {
-    const ScratchCopy wanted{{source.buffer, source.offset, source.offset + source.range}, form, bytes};
+    const ScratchCopy wanted = copy_of(source, form, bytes);
     fresh = scratch_holds_ != wanted || scratch_.range < bytes;
     const BoundTensor region = scratch(bytes);
-    holds_copy(source, form, bytes);
+    scratch_holds_ = wanted;
     return region;
 }
 
 void Recorder::holds_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes) {
-    scratch_holds_ = ScratchCopy{{source.buffer, source.offset, source.offset + source.range}, form, bytes};
+    scratch_holds_ = copy_of(source, form, bytes);
+}
+
+Recorder::ScratchCopy Recorder::copy_of(const BoundTensor& source, uint64_t form, VkDeviceSize bytes) {
+    return {{source.buffer, source.offset, source.offset + source.range}, form, bytes};
 }
 
 BoundTensor Recorder::scratch(VkDeviceSize bytes) {

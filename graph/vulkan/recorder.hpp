@@ -107,6 +107,7 @@ private:
         VkDeviceSize bytes;
         bool operator==(const ScratchCopy&) const = default;
     };
+    static ScratchCopy copy_of(const BoundTensor& source, uint64_t form, VkDeviceSize bytes);
     BoundTensor scratch_;                         // the latest scratch region
     std::optional<ScratchCopy> scratch_holds_;  // what it holds a copy of
     std::unordered_set<const Tensor*> half_copies_wanted_;
