@@ -1,6 +1,9 @@
 #include "models/architecture.hpp"
 
+#include <charconv>
+
 #include "support/error.hpp"
+#include "tessera/architecture_list.hpp"
 
 namespace tessera::model {
 
@@ -32,17 +35,35 @@ double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::
     while (pos <= expr.size()) {
         const size_t end = expr.find_first_of("*/", pos);
         const std::string_view term = expr.substr(pos, end == std::string_view::npos ? end : end - pos);
-        auto it = values.find(term);
-        if (it == values.end())
+        double v = 0;
+        if (auto it = values.find(term); it != values.end()) {
+            v = it->second;
+        } else if (const auto [end_of_number, ec] = std::from_chars(term.data(), term.data() + term.size(), v);
+                   ec != std::errc() || end_of_number != term.data() + term.size()) {
             throw Error(std::string(context) + " uses '" + std::string(term) +
-                        "', which is not a hyperparameter declared before it");
-        const double v = it->second;
+                        "', which is neither a number nor a hyperparameter declared before it");
+        }
         result = op == '=' ? v : op == '*' ? result * v : result / v;
         if (end == std::string_view::npos) break;
         op = expr[end];
         pos = end + 1;
     }
     return result;
+}
+
+const Architecture* find_architecture(std::string_view name) {
+    for (const Architecture* a : architectures::kAll)
+        if (a->name == name) return a;
+    return nullptr;
+}
+
+std::string_view known_architectures() {
+    static const std::string names = [] {
+        std::string s;
+        for (const Architecture* a : architectures::kAll) s += (s.empty() ? "" : ", ") + std::string(a->name);
+        return s;
+    }();
+    return names;
 }
 
 }  // namespace tessera::model

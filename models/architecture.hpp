@@ -1,8 +1,9 @@
-// The declarative description of a model architecture: which GGUF keys give
-// its hyperparameters, which tensors it has (globally and per layer) and
-// their shapes in terms of those hyperparameters, and the choices its
-// transformer block makes. One table per architecture lives in
-// models/architectures/; models/model.hpp resolves a table against a file
+// The description of a model architecture: which GGUF keys give its
+// hyperparameters, which tensors it has (globally and per layer) and their
+// shapes in terms of those hyperparameters, and its transformer block, written
+// with the building blocks of models/layer.hpp. One file per architecture
+// lives in models/architectures/; models/model.hpp resolves a description
+// against a file, models/decoder_graph.cpp builds a pass from it
 // (docs/model-description.md).
 #pragma once
 
@@ -13,9 +14,11 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/cpu/rope.hpp"
+#include "graph/tensor.hpp"
 
 namespace tessera::model {
+
+class Layer;
 
 // How a hyperparameter is read.
 enum class Source {
@@ -63,15 +66,18 @@ struct Architecture {
     std::span<const HParam> hparams;
     std::span<const TensorSpec> globals;
     std::span<const TensorSpec> layer;
-    cpu::RopeMode rope_mode;
+    // One layer of the residual stream: x in, x out. The driver calls it for
+    // every layer between the embedding and the output norm.
+    Tensor* (*block)(Layer& layer, Tensor* x) = nullptr;
 };
 
 // Values of hyperparameters by name.
 using HParamValues = std::map<std::string, double, std::less<>>;
 
-// A hyperparameter expression ("a", "a*b", "a/b*c", left to right) over
-// `values`. Throws an Error "<context> uses '<term>', which is not a
-// hyperparameter declared before it" for a term missing from them.
+// A hyperparameter expression ("a", "a*b", "a/b*c", "n_rot/2", left to right)
+// over `values` and numbers. Throws an Error "<context> uses '<term>', which
+// is neither a number nor a hyperparameter declared before it" for a term
+// that is neither.
 double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::string_view context);
 
 // The architectures tessera knows; nullptr when `name` is not one of them.

@@ -1,6 +1,8 @@
 #include "models/model.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "support/error.hpp"
 
@@ -63,14 +65,31 @@ void Model::read_hparams() {
     if (!(hp_.rms_eps > 0 && hp_.rms_eps < 1))
         throw Error(file_.name() + ": layer_norm_rms_epsilon " + std::to_string(hp_.rms_eps) + " is out of range");
 
-    // Rope scaling: only linear position scaling is supported.
+    if (values_.at("head_dim_v") != values_.at("head_dim"))
+        throw Error(file_.name() + ": attention.value_length " + std::to_string(int64_t(values_.at("head_dim_v"))) +
+                    " differs from key_length " + std::to_string(hp_.head_dim) +
+                    "; tessera's attention needs them equal");
+    read_rope_scaling();
+}
+
+// As llama.cpp reads them: the factor from rope.scaling.factor (or the older
+// rope.scale_linear), the type "linear" when the file names none, and no
+// scaling at all for type "none".
+void Model::read_rope_scaling() {
     const std::string prefix = std::string(arch_->name) + ".rope.";
-    const std::string type = file_.get_string(prefix + "scaling.type", "none");
-    double factor = file_.get_float(prefix + "scale_linear", 1.0);
-    if (type == "linear") factor = file_.get_float(prefix + "scaling.factor");
-    else if (type != "none")
-        throw Error(file_.name() + ": rope scaling type '" + type + "' is not supported (tessera supports linear)");
-    if (!(factor > 0)) throw Error(file_.name() + ": rope scaling factor " + std::to_string(factor) + " must be > 0");
+    const std::string type = file_.get_string(prefix + "scaling.type", "linear");
+    double factor = 1.0;
+    if (file_.find(prefix + "scaling.factor")) factor = file_.get_float(prefix + "scaling.factor");
+    else if (file_.find(prefix + "scale_linear")) factor = file_.get_float(prefix + "scale_linear");
+    if (factor == 0.0) factor = 1.0;  // llama.cpp's "not set"
+    if (type == "none") {
+        factor = 1.0;
+    } else if (type != "linear") {
+        throw Error(file_.name() + ": rope scaling type '" + type + "' (" + prefix +
+                    "scaling.type) is not supported; tessera supports 'none' and 'linear'");
+    }
+    if (!(factor > 0 && std::isfinite(factor) && factor < 1e6))
+        throw Error(file_.name() + ": rope scaling factor " + std::to_string(factor) + " must be in (0, 1e6)");
     hp_.rope_freq_scale = float(1.0 / factor);
 }
 
@@ -93,15 +112,18 @@ const gguf::TensorInfo* Model::resolve(const std::string& name, std::span<const 
     return t;
 }
 
-void Model::resolve_into(const TensorSpec& spec, int layer, TensorTable& table) const {
-    table.emplace(std::string(spec.role), resolve(spec.name_in(layer), spec.shape, spec.optional));
+void Model::resolve_into(const TensorSpec& spec, int layer, TensorTable& table) {
+    const gguf::TensorInfo* t = resolve(spec.name_in(layer), spec.shape, spec.optional);
+    table.emplace(std::string(spec.role), t);
+    if (t) resolved_.push_back(t);
     if (spec.bias == Bias::None) return;
     if (!spec.name.ends_with(".weight") || spec.shape[1].empty())
         throw Error("architecture '" + std::string(arch_->name) + "': '" + std::string(spec.name) +
                     "' has a bias, so it must be a 2-D tensor named '*.weight'");
     const std::string_view out_size[] = {spec.shape[1]};
-    table.emplace(std::string(spec.role) + ".bias",
-                  resolve(spec.bias_name_in(layer), out_size, spec.bias == Bias::Optional));
+    const gguf::TensorInfo* bias = resolve(spec.bias_name_in(layer), out_size, spec.bias == Bias::Optional);
+    table.emplace(std::string(spec.role) + ".bias", bias);
+    if (bias) resolved_.push_back(bias);
 }
 
 void Model::resolve_tensors() {
@@ -112,6 +134,22 @@ void Model::resolve_tensors() {
     layers_.resize(size_t(hp_.n_layer));
     for (int l = 0; l < int(hp_.n_layer); ++l)
         for (const TensorSpec& spec : arch_->layer) resolve_into(spec, l, layers_[size_t(l)]);
+    check_all_tensors_resolved();
+}
+
+void Model::check_all_tensors_resolved() {
+    std::set<std::string_view> used;
+    for (const gguf::TensorInfo* t : resolved_) used.insert(t->name);
+    std::vector<std::string_view> unused;
+    for (const gguf::TensorInfo& t : file_.tensors())
+        if (!used.contains(t.name)) unused.push_back(t.name);
+    if (unused.empty()) return;
+    constexpr size_t kNamed = 5;
+    std::string names;
+    for (size_t i = 0; i < std::min(unused.size(), kNamed); ++i) names += (i ? ", '" : "'") + std::string(unused[i]) + "'";
+    if (unused.size() > kNamed) names += " and " + std::to_string(unused.size() - kNamed) + " more";
+    throw Error(file_.name() + ": " + std::to_string(unused.size()) + " tensor" + (unused.size() > 1 ? "s" : "") +
+                " that architecture '" + std::string(arch_->name) + "' does not use: " + names);
 }
 
 double Model::hparam(std::string_view name) const {
@@ -120,13 +158,16 @@ double Model::hparam(std::string_view name) const {
     return it->second;
 }
 
-const gguf::TensorInfo& Model::tensor(std::string_view role, int layer) const {
+const gguf::TensorInfo* Model::find(std::string_view role, int layer) const {
     const auto& table = layer < 0 ? globals_ : layers_.at(size_t(layer));
     auto it = table.find(role);
-    if (it == table.end() || it->second == nullptr)
-        throw Error(file_.name() + ": no tensor for role '" + std::string(role) + "'" +
-                    (layer >= 0 ? " in layer " + std::to_string(layer) : ""));
-    return *it->second;
+    return it == table.end() ? nullptr : it->second;
+}
+
+const gguf::TensorInfo& Model::tensor(std::string_view role, int layer) const {
+    if (const gguf::TensorInfo* t = find(role, layer)) return *t;
+    throw Error(file_.name() + ": no tensor for role '" + std::string(role) + "'" +
+                (layer >= 0 ? " in layer " + std::to_string(layer) : ""));
 }
 
 const gguf::TensorInfo* Model::bias(std::string_view role, int layer) const {

@@ -1,6 +1,7 @@
 // A GGUF file resolved against its architecture's description: every
 // hyperparameter read (or derived), every tensor found and its shape checked.
-// Missing or inconsistent keys and tensors throw an Error naming them.
+// Missing or inconsistent keys and tensors, and tensors the description does
+// not use, throw an Error naming them.
 #pragma once
 
 #include <map>
@@ -33,26 +34,34 @@ public:
     // The tensor of a global role (layer < 0) or of a layer's role; a tied
     // role returns the tensor it is tied to.
     const gguf::TensorInfo& tensor(std::string_view role, int layer = -1) const;
+    // The same, or nullptr when the model has none (an optional tensor).
+    const gguf::TensorInfo* find(std::string_view role, int layer = -1) const;
     // The bias of a projection's role; nullptr when the model has none.
     const gguf::TensorInfo* bias(std::string_view role, int layer = -1) const;
     bool output_is_tied() const;
+    // Every tensor of the file, each once (the description uses them all).
+    const std::vector<const gguf::TensorInfo*>& resolved_tensors() const { return resolved_; }
 
 private:
     using TensorTable = std::map<std::string, const gguf::TensorInfo*, std::less<>>;
 
     void read_hparams();
+    void read_rope_scaling();
     void resolve_tensors();
+    // Throws when the file holds a tensor the description did not resolve.
+    void check_all_tensors_resolved();
     double eval(std::string_view expr, std::string_view what) const;
     const gguf::TensorInfo* resolve(const std::string& name, std::span<const std::string_view> shape,
                                     bool optional) const;
     // Finds a spec's tensor and, for a projection, its bias (key role + ".bias").
-    void resolve_into(const TensorSpec& spec, int layer, TensorTable& table) const;
+    void resolve_into(const TensorSpec& spec, int layer, TensorTable& table);
 
     gguf::File file_;
     const Architecture* arch_ = nullptr;
     HParamValues values_;
     TensorTable globals_;
     std::vector<TensorTable> layers_;
+    std::vector<const gguf::TensorInfo*> resolved_;
     HyperParams hp_{};
 };
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <variant>
 
 #include "kernels/quant/registry.hpp"
 #include "models/architecture.hpp"
@@ -38,7 +39,7 @@ void random_row(uint64_t seed, uint64_t tensor, int64_t row, float std, std::spa
 
 // The vocabulary kind real models of the architecture ship with.
 void add_vocabulary(gguf::Writer& w, std::string_view arch, int64_t n_vocab) {
-    if (arch == "qwen2") add_bpe_vocabulary(w, n_vocab, "qwen2");
+    if (arch == "qwen2" || arch == "qwen3") add_bpe_vocabulary(w, n_vocab, "qwen2");
     else add_spm_vocabulary(w, n_vocab);
 }
 
@@ -47,7 +48,14 @@ HParamValues hparam_values(const ModelShape& s) {
     return {{"n_embd", double(s.n_embd)},      {"n_layer", double(s.n_layer)},    {"n_head", double(s.n_head)},
             {"n_head_kv", double(s.n_head_kv)}, {"head_dim", double(s.head_dim())}, {"n_ff", double(s.n_ff)},
             {"n_ctx_train", double(s.n_ctx)},   {"n_vocab", double(s.n_vocab)},    {"rms_eps", double(s.rms_eps)},
-            {"rope_base", double(s.rope_base)}, {"n_rot", double(s.head_dim())}};
+            {"rope_base", double(s.rope_base)}, {"n_rot", double(s.head_dim())}, {"head_dim_v", double(s.head_dim())}};
+}
+
+// Whether the file gets an optional tensor of the description.
+bool wants_optional(const ModelShape& s, std::string_view role) {
+    if (role == "output") return !s.tied_output;
+    if (role == "rope_freqs") return s.llama3_rope.has_value();
+    return false;
 }
 
 }  // namespace
@@ -58,26 +66,65 @@ void ModelShape::check() const {
     };
     need(n_vocab >= 259 + 1, "n_vocab must be at least 260 (3 special and 256 byte tokens, and one more)");
     need(n_embd > 0 && n_layer > 0 && n_ff > 0 && n_ctx > 0, "n_embd, n_layer, n_ff and n_ctx must be positive");
-    need(n_head > 0 && n_embd % n_head == 0, "n_embd must be a multiple of n_head");
-    need(head_dim() % 2 == 0, "head_dim (n_embd / n_head) must be even for rope");
+    need(n_head > 0 && (n_head_dim > 0 || n_embd % n_head == 0), "n_embd must be a multiple of n_head");
+    need(head_dim() % 2 == 0, "head_dim must be even for rope");
     need(n_head_kv > 0 && n_head % n_head_kv == 0, "n_head must be a multiple of n_head_kv");
     need(n_embd % 32 == 0 && n_ff % 32 == 0, "n_embd and n_ff must be multiples of 32 (quant blocks)");
 }
 
 int64_t ModelShape::n_params() const {
-    const int64_t kv = n_head_kv * head_dim();
-    const int64_t per_layer = 2 * n_embd * n_embd + 2 * n_embd * kv + 3 * n_embd * n_ff;
-    return 2 * n_vocab * n_embd + n_layer * per_layer;
+    const int64_t q = n_head * head_dim(), kv = n_head_kv * head_dim();
+    const int64_t per_layer = 2 * n_embd * q + 2 * n_embd * kv + 3 * n_embd * n_ff;
+    return (tied_output ? 1 : 2) * n_vocab * n_embd + n_layer * per_layer;
+}
+
+std::vector<float> Llama3RopeScaling::freq_divisors(int64_t n_rot, float rope_base) const {
+    const double pi = 3.14159265358979323846;
+    const double low_wavelen = double(original_context) / low_freq_factor;
+    const double high_wavelen = double(original_context) / high_freq_factor;
+    std::vector<float> divisors;
+    for (int64_t i = 0; i < n_rot / 2; ++i) {
+        const double freq = std::pow(double(rope_base), -2.0 * double(i) / double(n_rot));
+        const double wavelen = 2 * pi / freq;
+        double divisor = 1.0;
+        if (wavelen > low_wavelen) {
+            divisor = factor;
+        } else if (wavelen >= high_wavelen) {
+            const double smooth =
+                (double(original_context) / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor);
+            divisor = 1.0 / ((1.0 - smooth) / factor + smooth);
+        }
+        divisors.push_back(float(divisor));
+    }
+    return divisors;
 }
 
 std::optional<ModelShape> preset_shape(std::string_view name) {
     if (name == "tinyllama-1.1b") return ModelShape{std::string(name), 32000, 2048, 22, 32, 4, 5632, 2048};
     if (name == "llama-2-7b") return ModelShape{std::string(name), 32000, 4096, 32, 32, 32, 11008, 4096};
     if (name == "llama-3-8b") return ModelShape{std::string(name), 128256, 4096, 32, 32, 8, 14336, 8192, 500000.0f};
+    if (name == "llama-3.2-1b")
+        return ModelShape{.name = std::string(name), .n_vocab = 128256, .n_embd = 2048, .n_layer = 16, .n_head = 32,
+                          .n_head_kv = 8, .n_ff = 8192, .n_ctx = 131072, .rope_base = 500000.0f, .tied_output = true,
+                          .llama3_rope = Llama3RopeScaling{.factor = 32}};
+    if (name == "llama-3.1-8b")
+        return ModelShape{.name = std::string(name), .n_vocab = 128256, .n_embd = 4096, .n_layer = 32, .n_head = 32,
+                          .n_head_kv = 8, .n_ff = 14336, .n_ctx = 131072, .rope_base = 500000.0f,
+                          .llama3_rope = Llama3RopeScaling{.factor = 8}};
+    if (name == "qwen3-0.6b")
+        return ModelShape{.name = std::string(name), .n_vocab = 151936, .n_embd = 1024, .n_layer = 28, .n_head = 16,
+                          .n_head_kv = 8, .n_ff = 3072, .n_ctx = 40960, .rope_base = 1000000.0f, .rms_eps = 1e-6f,
+                          .n_head_dim = 128, .tied_output = true};
+    if (name == "qwen3-8b")
+        return ModelShape{.name = std::string(name), .n_vocab = 151936, .n_embd = 4096, .n_layer = 36, .n_head = 32,
+                          .n_head_kv = 8, .n_ff = 12288, .n_ctx = 40960, .rope_base = 1000000.0f, .rms_eps = 1e-6f,
+                          .n_head_dim = 128};
     return std::nullopt;
 }
 
-std::vector<std::string> preset_shape_names() { return {"tinyllama-1.1b", "llama-2-7b", "llama-3-8b"}; }
+std::vector<std::string> preset_shape_names() {
+    return {"tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "llama-3.2-1b", "llama-3.1-8b", "qwen3-0.6b", "qwen3-8b"};
+}
 
 uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& path,
                                const std::function<void(uint64_t, uint64_t)>& progress) {
@@ -126,26 +173,34 @@ uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& p
                          }
                      });
     };
-    // An F32 vector: a norm's scales (ones), or a bias (random, kBiasStd).
-    auto f32_vector = [&](const std::string& name, int64_t n, bool is_bias) {
+    // An F32 vector: a norm's scales (ones), a bias (random, kBiasStd), or given values.
+    enum class Fill { Ones, RandomBias };
+    auto f32_vector = [&](const std::string& name, std::variant<Fill, std::vector<float>> fill, int64_t n) {
         bytes += 4 * size_t(n);
         w.add_tensor(name, GgmlType::F32, {uint64_t(n)},
                      [=, seed = model.seed, index = tensor_index++](std::span<uint8_t> dst) {
                          std::vector<float> values(size_t(n), 1.0f);
-                         if (is_bias) random_row(seed, index, 0, kBiasStd, values);
+                         if (const auto* given = std::get_if<std::vector<float>>(&fill)) values = *given;
+                         else if (std::get<Fill>(fill) == Fill::RandomBias) random_row(seed, index, 0, kBiasStd, values);
                          std::memcpy(dst.data(), values.data(), dst.size());
                      });
     };
-    // Every tensor of the description, optional ones included; biases where required.
+    // Every tensor of the description, optional ones where the shape wants
+    // them; biases where required.
     auto add_spec = [&](const TensorSpec& spec, int layer) {
+        if (spec.optional && !wants_optional(s, spec.role)) return;
         const std::string name = spec.name_in(layer);
         auto dim = [&](std::string_view expr) { return int64_t(eval_hparam_expr(expr, values, name)); };
+        if (spec.role == "rope_freqs") {
+            f32_vector(name, s.llama3_rope->freq_divisors(s.head_dim(), s.rope_base), dim(spec.shape[0]));
+            return;
+        }
         if (spec.shape[1].empty()) {
-            f32_vector(name, dim(spec.shape[0]), false);
+            f32_vector(name, Fill::Ones, dim(spec.shape[0]));
             return;
         }
         matrix(name, dim(spec.shape[0]), dim(spec.shape[1]));
-        if (spec.bias == Bias::Required) f32_vector(spec.bias_name_in(layer), dim(spec.shape[1]), true);
+        if (spec.bias == Bias::Required) f32_vector(spec.bias_name_in(layer), Fill::RandomBias, dim(spec.shape[1]));
     };
     for (const TensorSpec& spec : arch->globals) add_spec(spec, -1);
     for (int l = 0; l < int(s.n_layer); ++l)

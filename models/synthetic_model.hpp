@@ -17,29 +17,47 @@
 
 namespace tessera::model {
 
+// Llama 3.1's "llama3" rope scaling: pairs whose wavelength exceeds
+// original_context / low_freq_factor turn `factor` times slower, those under
+// original_context / high_freq_factor as before, those between on a smooth
+// ramp. Files store it as rope_freqs.weight, one divisor per pair.
+struct Llama3RopeScaling {
+    float factor = 0, low_freq_factor = 1, high_freq_factor = 4;
+    int64_t original_context = 8192;
+
+    // The divisor of each of the n_rot/2 pairs' frequencies.
+    std::vector<float> freq_divisors(int64_t n_rot, float rope_base) const;
+};
+
 struct ModelShape {
     std::string name;
     int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0, n_ctx = 0;
     float rope_base = 10000.0f, rms_eps = 1e-5f;
+    int64_t n_head_dim = 0;    // 0: n_embd / n_head (Qwen3's heads are larger)
+    bool tied_output = false;  // no output.weight: the embedding also projects the logits
+    std::optional<Llama3RopeScaling> llama3_rope = std::nullopt;
 
-    int64_t head_dim() const { return n_head > 0 ? n_embd / n_head : 0; }
+    int64_t head_dim() const { return n_head_dim > 0 ? n_head_dim : n_head > 0 ? n_embd / n_head : 0; }
     // Throws an Error naming the first inconsistent field.
     void check() const;
     // Parameters of the weight matrices and embeddings (what the file stores, norms and biases aside).
     int64_t n_params() const;
 };
 
-// tinyllama-1.1b, llama-2-7b, llama-3-8b (their published hyperparameters;
-// llama-3-8b with a SentencePiece vocabulary of its 128256 tokens in place
-// of its BPE one).
+// tinyllama-1.1b, llama-2-7b, llama-3-8b, llama-3.2-1b, llama-3.1-8b,
+// qwen3-0.6b, qwen3-8b: their published hyperparameters (the Llama 3 shapes
+// with a SentencePiece vocabulary of their 128256 tokens in place of their
+// BPE one).
 std::optional<ModelShape> preset_shape(std::string_view name);
 std::vector<std::string> preset_shape_names();
 
 struct SyntheticModel {
     ModelShape shape;
-    // An architecture tessera describes: its keys and tensors, random biases
+    // An architecture tessera describes: its keys and tensors (optional ones
+    // where the shape asks: rope_freqs, an untied output), random biases
     // where it requires them; the vocabulary is the kind its real models ship
-    // (SentencePiece for llama, byte-level BPE with the qwen2 pre-tokenizer for qwen2).
+    // (SentencePiece for llama, byte-level BPE with the qwen2 pre-tokenizer
+    // for qwen2 and qwen3).
     std::string arch = "llama";
     QuantizePlan plan;  // weight types, as `tessera quantize` chooses them
     uint64_t seed = 1;

@@ -65,8 +65,13 @@ void add_make_model_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "make-model", "Write a model with random weights in a real model's shape and a generated vocabulary "
                       "(for benchmarks and tests; llama.cpp loads it too)");
-    cmd->add_option("--shape", o->shape, "tinyllama-1.1b, llama-2-7b, llama-3-8b, or custom")->required();
-    cmd->add_option("--arch", o->arch, "Architecture: llama, or qwen2 (biases on q/k/v, NEOX rope, BPE vocabulary)")
+    cmd->add_option("--shape", o->shape,
+                    "tinyllama-1.1b, llama-2-7b, llama-3-8b, llama-3.2-1b, llama-3.1-8b (llama3 rope_freqs; 1b with "
+                    "tied embeddings), qwen3-0.6b, qwen3-8b, or custom")
+        ->required();
+    cmd->add_option("--arch", o->arch,
+                    "Architecture: llama, qwen2 (biases on q/k/v, NEOX rope, BPE vocabulary) or qwen3 (per-head q/k "
+                    "norms, NEOX rope, BPE vocabulary)")
         ->capture_default_str();
     cmd->add_option("--type", o->type, "Weight type (Q4_0, Q8_0, F16, ...) or mix (Q4_K_M, Q5_K_M)")
         ->capture_default_str();

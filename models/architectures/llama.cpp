@@ -2,12 +2,21 @@
 // Mistral): pre-norm blocks with RMS norm, rotary (adjacent-pair) attention
 // with grouped-query heads, SwiGLU feed-forward. Projections may carry biases
 // (llama.cpp loads them when present; the released Llama models have none).
-#include "models/architectures/registry.hpp"
+// Llama-3.1 and later store their "llama3" rope scaling as rope_freqs, one
+// divisor of each rotated pair's frequency.
 #include "models/architectures/standard_decoder.hpp"
 
-namespace tessera::model {
+namespace tessera::model::architectures {
 
 namespace {
+
+constexpr TensorSpec kGlobals[] = {
+    {.role = "token_embd", .name = "token_embd.weight", .shape = {"n_embd", "n_vocab"}},
+    {.role = "output_norm", .name = "output_norm.weight", .shape = {"n_embd"}},
+    {.role = "output", .name = "output.weight", .shape = {"n_embd", "n_vocab"}, .optional = true,
+     .tied_to = "token_embd"},
+    {.role = "rope_freqs", .name = "rope_freqs.weight", .shape = {"n_rot/2"}, .optional = true},
+};
 
 constexpr TensorSpec kLayer[] = {
     {.role = "attn_norm", .name = "blk.{i}.attn_norm.weight", .shape = {"n_embd"}},
@@ -24,12 +33,14 @@ constexpr TensorSpec kLayer[] = {
     {.role = "ffn_down", .name = "blk.{i}.ffn_down.weight", .shape = {"n_ff", "n_embd"}, .bias = Bias::Optional},
 };
 
+Tensor* block(Layer& layer, Tensor* x) { return pre_norm_block(layer, x, {.rope = cpu::RopeMode::Normal}); }
+
 }  // namespace
 
-const Architecture kLlama{.name = "llama",
-                          .hparams = kStandardHParams,
-                          .globals = kStandardGlobals,
-                          .layer = kLayer,
-                          .rope_mode = cpu::RopeMode::Normal};
+extern const Architecture llama{.name = "llama",
+                                .hparams = kStandardHParams,
+                                .globals = kGlobals,
+                                .layer = kLayer,
+                                .block = block};
 
-}  // namespace tessera::model
+}  // namespace tessera::model::architectures

@@ -1,10 +1,9 @@
 // Qwen2 (Qwen2 and Qwen2.5 dense models): Llama's block with biases on the
 // query, key and value projections, and rotary attention that rotates the
 // two halves of each head (NEOX-style) instead of adjacent pairs.
-#include "models/architectures/registry.hpp"
 #include "models/architectures/standard_decoder.hpp"
 
-namespace tessera::model {
+namespace tessera::model::architectures {
 
 namespace {
 
@@ -22,12 +21,14 @@ constexpr TensorSpec kLayer[] = {
     {.role = "ffn_down", .name = "blk.{i}.ffn_down.weight", .shape = {"n_ff", "n_embd"}},
 };
 
+Tensor* block(Layer& layer, Tensor* x) { return pre_norm_block(layer, x, {.rope = cpu::RopeMode::Neox}); }
+
 }  // namespace
 
-const Architecture kQwen2{.name = "qwen2",
-                          .hparams = kStandardHParams,
-                          .globals = kStandardGlobals,
-                          .layer = kLayer,
-                          .rope_mode = cpu::RopeMode::Neox};
+extern const Architecture qwen2{.name = "qwen2",
+                                .hparams = kStandardHParams,
+                                .globals = kStandardGlobals,
+                                .layer = kLayer,
+                                .block = block};
 
-}  // namespace tessera::model
+}  // namespace tessera::model::architectures
