@@ -14,7 +14,7 @@ struct FamilyName {
 };
 constexpr FamilyName kNames[] = {
     {ChatFamily::zephyr, "zephyr"}, {ChatFamily::llama2, "llama2"}, {ChatFamily::llama3, "llama3"},
-    {ChatFamily::chatml, "chatml"}, {ChatFamily::plain, "plain"},
+    {ChatFamily::chatml, "chatml"}, {ChatFamily::qwen3, "qwen3"},   {ChatFamily::plain, "plain"},
 };
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
@@ -25,6 +25,16 @@ std::string_view trimmed(std::string_view s) {
     const size_t first = s.find_first_not_of(ws);
     if (first == std::string_view::npos) return {};
     return s.substr(first, s.find_last_not_of(ws) - first + 1);
+}
+
+// Python's str.lstrip(c) / str.rstrip(c): that one character removed from the start / end.
+std::string_view lstripped(std::string_view s, char c) {
+    const size_t first = s.find_first_not_of(c);
+    return first == std::string_view::npos ? std::string_view() : s.substr(first);
+}
+std::string_view rstripped(std::string_view s, char c) {
+    const size_t last = s.find_last_not_of(c);
+    return last == std::string_view::npos ? std::string_view() : s.substr(0, last + 1);
 }
 
 std::string zephyr(std::span<const ChatMessage> messages, bool add_generation_prompt) {
@@ -71,6 +81,68 @@ std::string chatml(std::span<const ChatMessage> messages, bool add_generation_pr
     return out;
 }
 
+// An assistant message as Qwen3's template splits it, in Python string terms:
+// reasoning = content.split('</think>')[0].rstrip('\n').split('<think>')[-1].lstrip('\n'),
+// answer = content.split('</think>')[-1].lstrip('\n'); without '</think>', all of it is the answer.
+struct ThinkingReply {
+    std::string_view reasoning, answer;
+};
+ThinkingReply split_thinking(std::string_view content) {
+    constexpr std::string_view open = "<think>", close = "</think>";
+    const size_t first_close = content.find(close);
+    if (first_close == std::string_view::npos) return {{}, content};
+    std::string_view reasoning = rstripped(content.substr(0, first_close), '\n');
+    if (const size_t last_open = reasoning.rfind(open); last_open != std::string_view::npos)
+        reasoning = reasoning.substr(last_open + open.size());
+    return {lstripped(reasoning, '\n'), lstripped(content.substr(content.rfind(close) + close.size()), '\n')};
+}
+
+// Qwen3's hybrid-thinking template without tools: ChatML, where an assistant
+// reply after the last user query shows its reasoning in a <think> block (the
+// final message always, with an empty block when it has no reasoning), and
+// every earlier reply keeps only its answer.
+std::string qwen3(std::span<const ChatMessage> messages, const ChatOptions& options) {
+    if (messages.empty()) throw Error("chat template qwen3: no messages (the template reads the first one)");
+    for (size_t i = 0; i < messages.size(); ++i) {
+        const std::string& role = messages[i].role;
+        if (role != "system" && role != "user" && role != "assistant")
+            throw Error("chat template qwen3: message " + std::to_string(i + 1) + " has role \"" + role +
+                        "\"; tessera renders system, user and assistant messages only (no tool calls or results)");
+    }
+    // The last user query: the last user message that is not a tool result in
+    // the template's form; the last message's index when there is none.
+    size_t last_query = messages.size() - 1;
+    for (size_t i = messages.size(); i-- > 0;) {
+        const std::string& content = messages[i].content;
+        const bool tool_result = content.starts_with("<tool_response>") && content.ends_with("</tool_response>");
+        if (messages[i].role == "user" && !tool_result) {
+            last_query = i;
+            break;
+        }
+    }
+    std::string out;
+    for (size_t i = 0; i < messages.size(); ++i) {
+        const auto& m = messages[i];
+        if (m.role != "assistant") {
+            out += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
+            continue;
+        }
+        const auto [reasoning, answer] = split_thinking(m.content);
+        const bool last = i + 1 == messages.size();
+        out += "<|im_start|>assistant\n";
+        // reasoning has no surrounding newlines left, so the template's strip('\n') of it changes nothing.
+        if (i > last_query && (last || !reasoning.empty()))
+            out += "<think>\n" + std::string(reasoning) + "\n</think>\n\n" + std::string(lstripped(answer, '\n'));
+        else out += answer;
+        out += "<|im_end|>\n";
+    }
+    if (options.add_generation_prompt) {
+        out += "<|im_start|>assistant\n";
+        if (!options.enable_thinking) out += "<think>\n\n</think>\n\n";
+    }
+    return out;
+}
+
 std::string plain(std::span<const ChatMessage> messages, bool add_generation_prompt) {
     std::string out;
     for (const auto& m : messages) out += m.role + ": " + m.content + "\n";
@@ -81,12 +153,14 @@ std::string plain(std::span<const ChatMessage> messages, bool add_generation_pro
 }  // namespace
 
 ChatTemplate ChatTemplate::detect(std::string_view jinja) {
+    // Qwen3's hybrid-thinking models; the later Qwen3 templates without the switch stay plain ChatML.
+    if (contains(jinja, "<|im_start|>") && contains(jinja, "enable_thinking")) return {ChatFamily::qwen3, ""};
     if (contains(jinja, "<|im_start|>")) return {ChatFamily::chatml, ""};
     if (contains(jinja, "<|start_header_id|>")) return {ChatFamily::llama3, ""};
     if (contains(jinja, "[INST]")) return {ChatFamily::llama2, ""};
     if (contains(jinja, "<|user|>") && (contains(jinja, "</s>") || contains(jinja, "eos_token")))
         return {ChatFamily::zephyr, ""};
-    return {ChatFamily::plain, "chat template not recognized (none of the zephyr, llama2, llama3, chatml markers); "
+    return {ChatFamily::plain, "chat template not recognized (none of the zephyr, llama2, llama3, chatml, qwen3 markers); "
                                "using plain \"role: content\" lines"};
 }
 
@@ -113,12 +187,14 @@ std::string_view ChatTemplate::name() const {
     return "plain";
 }
 
-std::string ChatTemplate::apply(std::span<const ChatMessage> messages, bool add_generation_prompt) const {
+std::string ChatTemplate::apply(std::span<const ChatMessage> messages, const ChatOptions& options) const {
+    const bool add_generation_prompt = options.add_generation_prompt;
     switch (family_) {
         case ChatFamily::zephyr: return zephyr(messages, add_generation_prompt);
         case ChatFamily::llama2: return llama2(messages);
         case ChatFamily::llama3: return llama3(messages, add_generation_prompt);
         case ChatFamily::chatml: return chatml(messages, add_generation_prompt);
+        case ChatFamily::qwen3: return qwen3(messages, options);
         case ChatFamily::plain: break;
     }
     return plain(messages, add_generation_prompt);

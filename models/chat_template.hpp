@@ -25,14 +25,24 @@ enum class ChatFamily {
     llama2,  // <s>[INST] <<SYS>>\n...\n<</SYS>>\n\n... [/INST] ... </s>
     llama3,  // <|start_header_id|>user<|end_header_id|>\n\n...<|eot_id|>
     chatml,  // <|im_start|>user\n...<|im_end|>\n
+    qwen3,   // ChatML, with Qwen3's <think> blocks and its enable_thinking switch
     plain,   // "role: content" lines, for templates not recognized
+};
+
+struct ChatOptions {
+    // Append the opening of an assistant turn (Llama-2's format has none: the prompt ends with [/INST]).
+    bool add_generation_prompt = true;
+    // Qwen3's enable_thinking: false appends an empty <think> block to the
+    // generation prompt, so that the model answers without reasoning first.
+    // The other families have no such switch (see has_thinking_switch).
+    bool enable_thinking = true;
 };
 
 class ChatTemplate {
 public:
     // The family whose markers `jinja` contains; plain, with a warning(), when none matches.
     static ChatTemplate detect(std::string_view jinja);
-    // "zephyr", "llama2", "llama3", "chatml" or "plain"; tessera::Error listing them otherwise.
+    // "zephyr", "llama2", "llama3", "chatml", "qwen3" or "plain"; tessera::Error listing them otherwise.
     static ChatTemplate named(std::string_view name);
     // `name` when not empty, else detected from the file's tokenizer.chat_template
     // (plain, with a warning(), when the file has none).
@@ -42,11 +52,12 @@ public:
     std::string_view name() const;
     // Why the plain format was chosen; empty when a family was found or named.
     const std::string& warning() const { return warning_; }
+    // Whether ChatOptions::enable_thinking changes what apply renders (Qwen3 only).
+    bool has_thinking_switch() const { return family_ == ChatFamily::qwen3; }
 
-    // The prompt for `messages`; add_generation_prompt appends the opening of
-    // an assistant turn (Llama-2's format has none: the prompt ends with [/INST]).
-    // Throws tessera::Error where the format cannot express the conversation.
-    std::string apply(std::span<const ChatMessage> messages, bool add_generation_prompt = true) const;
+    // The prompt for `messages`. Throws tessera::Error where the format cannot
+    // express the conversation or uses a feature tessera does not render (Qwen3's tool messages).
+    std::string apply(std::span<const ChatMessage> messages, const ChatOptions& options = {}) const;
 
 private:
     ChatTemplate(ChatFamily family, std::string warning) : family_(family), warning_(std::move(warning)) {}

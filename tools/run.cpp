@@ -1,4 +1,4 @@
-// `tessera run -m MODEL (-p TEXT | -f FILE | --tokens IDS) [-n N] [sampling] [--chat] [-i]`:
+// `tessera run -m MODEL (-p TEXT | -f FILE | --tokens IDS) [-n N] [sampling] [--chat] [-i] [--no-think]`:
 // generates text, streaming it to stdout (and nothing else); load time and
 // prompt / generation speed go to stderr.
 #include <chrono>
@@ -22,7 +22,7 @@ struct RunOptions {
     ModelInput in;
     int n_predict = 256;
     SamplerParams sampling;
-    bool chat = false, interactive = false, profile = false;
+    bool chat = false, interactive = false, profile = false, no_think = false;
     std::string chat_template;
 };
 
@@ -90,8 +90,8 @@ private:
 // The chat-formatted conversation as tokens; the template's own BOS text
 // replaces the one the tokenizer would add.
 std::vector<int32_t> chat_tokens(const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
-                                 const tokenizer::Tokenizer& tok) {
-    const std::string text = tmpl.apply(messages);
+                                 const ChatOptions& options, const tokenizer::Tokenizer& tok) {
+    const std::string text = tmpl.apply(messages, options);
     const int32_t bos = tok.vocab().data().bos_id;
     const bool has_bos = bos >= 0 && text.starts_with(tok.vocab().text(bos));
     return tok.encode(text, {.add_special = !has_bos, .parse_special = true});
@@ -106,6 +106,10 @@ void run_generate(const RunOptions& o) {
     } else {
         const ChatTemplate tmpl = ChatTemplate::for_model(m->file(), o.chat_template);
         if (!tmpl.warning().empty()) std::fprintf(stderr, "warning: %s\n", tmpl.warning().c_str());
+        if (o.no_think && !tmpl.has_thinking_switch())
+            throw Error("--no-think: the chat template " + std::string(tmpl.name()) +
+                        " has no thinking switch (Qwen3's template, qwen3, has one)");
+        const ChatOptions options{.enable_thinking = !o.no_think};
         std::vector<ChatMessage> messages;
         std::string first = o.in.prompt_file.empty() ? o.in.prompt : read_exact(o.in.prompt_file);
         // The whole conversation is re-read each turn (simple; fine for short chats).
@@ -115,7 +119,7 @@ void run_generate(const RunOptions& o) {
                 if (!std::getline(std::cin, first)) break;
             }
             messages.push_back({"user", std::exchange(first, {})});
-            messages.push_back({"assistant", gen.generate(chat_tokens(tmpl, messages, *tok))});
+            messages.push_back({"assistant", gen.generate(chat_tokens(tmpl, messages, options, *tok))});
             more = o.interactive;
         }
     }
@@ -143,7 +147,9 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--presence-penalty", o->sampling.presence_penalty, "Presence penalty")->capture_default_str();
     cmd->add_option("--seed", o->sampling.seed, "Random seed")->capture_default_str();
     cmd->add_flag("--chat", o->chat, "Format the prompt with the model's chat template");
-    cmd->add_option("--chat-template", o->chat_template, "Template family: zephyr, llama2, llama3, chatml");
+    cmd->add_option("--chat-template", o->chat_template, "Template family: zephyr, llama2, llama3, chatml, qwen3, plain");
+    cmd->add_flag("--no-think", o->no_think,
+                  "With --chat or -i and Qwen3's template: answer without thinking first (enable_thinking=false)");
     cmd->add_flag("-i,--interactive", o->interactive, "Chat loop on stdin");
     cmd->add_flag("--profile", o->profile, "Print per-node times (and on Vulkan the driver's pipeline statistics) to stderr at the end");
     cmd->callback([o] {

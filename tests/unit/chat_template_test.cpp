@@ -48,9 +48,75 @@ TEST(ChatTemplate, ChatMl) {
               "<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
               "<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nBye?<|im_end|>\n"
               "<|im_start|>assistant\n");
-    EXPECT_EQ(ChatTemplate::named("chatml").apply(kConversation, false),
+    EXPECT_EQ(ChatTemplate::named("chatml").apply(kConversation, {.add_generation_prompt = false}),
               "<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
               "<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nBye?<|im_end|>\n");
+}
+
+// Qwen3 (hybrid thinking): three user turns; both earlier replies thought
+// aloud, and the template keeps only their answers.
+const std::vector<ChatMessage> kThinkingConversation = {
+    {"system", "You are terse."},
+    {"user", "2+2?"},
+    {"assistant", "<think>\nAdd them.\n</think>\n\n4."},
+    {"user", "3+3?"},
+    {"assistant", "<think>\n\nDouble it.\n\n</think>\n\n\n6."},
+    {"user", "Thanks!"},
+};
+const std::string kThinkingHistory =
+    "<|im_start|>system\nYou are terse.<|im_end|>\n"
+    "<|im_start|>user\n2+2?<|im_end|>\n"
+    "<|im_start|>assistant\n4.<|im_end|>\n"
+    "<|im_start|>user\n3+3?<|im_end|>\n"
+    "<|im_start|>assistant\n6.<|im_end|>\n"
+    "<|im_start|>user\nThanks!<|im_end|>\n";
+
+TEST(ChatTemplate, Qwen3DropsEarlierReasoning) {
+    const auto qwen3 = ChatTemplate::named("qwen3");
+    EXPECT_TRUE(qwen3.has_thinking_switch());
+    EXPECT_EQ(qwen3.apply(kThinkingConversation), kThinkingHistory + "<|im_start|>assistant\n");
+    EXPECT_EQ(qwen3.apply(kThinkingConversation, {.enable_thinking = false}),
+              kThinkingHistory + "<|im_start|>assistant\n<think>\n\n</think>\n\n");
+    EXPECT_EQ(qwen3.apply(kThinkingConversation, {.add_generation_prompt = false}), kThinkingHistory);
+    EXPECT_EQ(qwen3.apply(kThinkingConversation, {.add_generation_prompt = false, .enable_thinking = false}),
+              kThinkingHistory);
+}
+
+TEST(ChatTemplate, Qwen3KeepsReasoningAfterTheLastQuery) {
+    const auto qwen3 = ChatTemplate::named("qwen3");
+    // The conversation ending with the answer to the last query: that reply keeps its (newline-trimmed) reasoning.
+    std::vector<ChatMessage> answered(kThinkingConversation.begin(), kThinkingConversation.end() - 1);
+    EXPECT_EQ(qwen3.apply(answered, {.add_generation_prompt = false}),
+              "<|im_start|>system\nYou are terse.<|im_end|>\n"
+              "<|im_start|>user\n2+2?<|im_end|>\n"
+              "<|im_start|>assistant\n4.<|im_end|>\n"
+              "<|im_start|>user\n3+3?<|im_end|>\n"
+              "<|im_start|>assistant\n<think>\nDouble it.\n</think>\n\n6.<|im_end|>\n");
+    // A final reply without reasoning gets an empty block; an earlier one after
+    // the last query gets none; a user message that is a tool result is no query.
+    const std::vector<ChatMessage> replies = {
+        {"user", "Hi"},
+        {"user", "<tool_response>x</tool_response>"},
+        {"assistant", "Hello"},
+        {"assistant", "\nBye"},
+    };
+    EXPECT_EQ(qwen3.apply(replies, {.add_generation_prompt = false}),
+              "<|im_start|>user\nHi<|im_end|>\n"
+              "<|im_start|>user\n<tool_response>x</tool_response><|im_end|>\n"
+              "<|im_start|>assistant\nHello<|im_end|>\n"
+              "<|im_start|>assistant\n<think>\n\n</think>\n\nBye<|im_end|>\n");
+}
+
+TEST(ChatTemplate, Qwen3RefusesToolMessages) {
+    const std::vector<ChatMessage> with_tool = {{"user", "Weather?"}, {"tool", "{\"sunny\": true}"}};
+    try {
+        ChatTemplate::named("qwen3").apply(with_tool);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        gguf::test::expect_mentions(e.what(), {"qwen3", "\"tool\"", "message 2"});
+    }
+    EXPECT_THROW(ChatTemplate::named("qwen3").apply({}), Error);
+    EXPECT_FALSE(ChatTemplate::named("chatml").has_thinking_switch());
 }
 
 TEST(ChatTemplate, Plain) {
@@ -59,7 +125,8 @@ TEST(ChatTemplate, Plain) {
 }
 
 TEST(ChatTemplate, DetectsFamiliesByMarkers) {
-    // Abridged from the published templates of TinyLlama-1.1B-Chat, Llama-2-chat, Llama-3-Instruct, ChatML models.
+    // Abridged from the published templates of TinyLlama-1.1B-Chat, Llama-2-chat, Llama-3-Instruct, ChatML models
+    // and Qwen3 (its enable_thinking switch tells it from plain ChatML).
     const struct {
         const char* jinja;
         ChatFamily family;
@@ -77,6 +144,11 @@ TEST(ChatTemplate, DetectsFamiliesByMarkers) {
         {"{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + "
          "'<|im_end|>' + '\n'}}{% endfor %}",
          ChatFamily::chatml},
+        {"{%- if (message.role == \"user\") or (message.role == \"system\" and not loop.first) %}"
+         "{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}"
+         "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}"
+         "{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}",
+         ChatFamily::qwen3},
     };
     for (const auto& c : cases) {
         const auto t = ChatTemplate::detect(c.jinja);
@@ -89,7 +161,7 @@ TEST(ChatTemplate, DetectsFamiliesByMarkers) {
 }
 
 TEST(ChatTemplate, NamesAndModels) {
-    for (const char* name : {"zephyr", "llama2", "llama3", "chatml", "plain"})
+    for (const char* name : {"zephyr", "llama2", "llama3", "chatml", "qwen3", "plain"})
         EXPECT_EQ(ChatTemplate::named(name).name(), name);
     try {
         ChatTemplate::named("vicuna");
