@@ -1,5 +1,8 @@
 #include "models/tokenizer/vocab.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "models/gguf/file.hpp"
 #include "support/error.hpp"
 
@@ -37,6 +40,18 @@ TokenId token_id(const gguf::File& file, std::string_view key, TokenId fallback,
     if (!file.find(key)) return fallback >= 0 && size_t(fallback) < n_tokens ? fallback : kNoToken;
     const uint64_t id = file.get_uint(key);
     return id == 0xFFFFFFFFu ? kNoToken : TokenId(id);
+}
+
+// Whether encoding adds BOS when tokenizer.ggml.add_bos_token is absent, as
+// llama.cpp's vocabulary loader decides: SentencePiece vocabularies do;
+// byte-level BPE ones only with the pre-tokenizers listed here (Llama-3's
+// under its names and aliases, Mistral's Tekken, Chameleon), not with gpt-2,
+// qwen2 or any other. Only some of these names have a tessera pre-tokenizer.
+bool default_add_bos(bool spm, std::string_view pre) {
+    if (spm) return true;
+    constexpr std::string_view adds_bos[] = {"llama-bpe", "llama3", "llama-v3", "falcon3", "falcon-h1", "pixtral",
+                                             "midm-2.0", "lfm2", "jina-v5-nano", "tekken", "chameleon"};
+    return std::ranges::find(adds_bos, pre) != std::end(adds_bos);
 }
 
 void check_length(size_t n, size_t n_tokens, std::string_view key) {
@@ -112,7 +127,7 @@ Vocab Vocab::from_gguf(const gguf::File& file) {
     d.bos_id = token_id(file, "tokenizer.ggml.bos_token_id", spm ? 1 : kNoToken, n);
     d.eos_id = token_id(file, "tokenizer.ggml.eos_token_id", spm ? 2 : kNoToken, n);
     d.unk_id = token_id(file, "tokenizer.ggml.unknown_token_id", spm ? 0 : kNoToken, n);
-    d.add_bos = file.get_bool("tokenizer.ggml.add_bos_token", spm);
+    d.add_bos = file.get_bool("tokenizer.ggml.add_bos_token", default_add_bos(spm, d.pre));
     d.add_eos = file.get_bool("tokenizer.ggml.add_eos_token", false);
     d.add_space_prefix = file.get_bool("tokenizer.ggml.add_space_prefix", spm);
     try {

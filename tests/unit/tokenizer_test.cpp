@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "conformance.hpp"
@@ -220,6 +221,36 @@ TEST(TokenizerBpe, Llama3TakesWholeWordTokens) {
     EXPECT_EQ(tiny_bpe(dir, {"a b"}, "llama-bpe")->encode("abc"), (Ids{6}));
 }
 
+// A BPE vocabulary with BOS id 1 ("<s>") and tokenizer.ggml.add_bos_token only where given.
+gguf::File bpe_with_bos(const ScratchDir& dir, const std::string& pre, std::optional<bool> add_bos) {
+    gguf::Writer w;
+    w.add_kv("tokenizer.ggml.model", Value{std::string("gpt2")});
+    w.add_kv("tokenizer.ggml.pre", Value{pre});
+    w.add_kv("tokenizer.ggml.tokens", strings({"a", "<s>"}));
+    w.add_kv("tokenizer.ggml.merges", strings({"a a"}));
+    w.add_kv("tokenizer.ggml.bos_token_id", Value{uint32_t(1)});
+    if (add_bos) w.add_kv("tokenizer.ggml.add_bos_token", Value{*add_bos});
+    return write_and_open(w, dir, "bos-" + pre + ".gguf");
+}
+
+// Without tokenizer.ggml.add_bos_token, BPE adds BOS only for the pre-tokenizers
+// llama.cpp names (Llama-3's and its aliases, Tekken, Chameleon); the key wins where present.
+TEST(TokenizerBpe, AddBosDefaultsFollowThePreTokenizer) {
+    ScratchDir dir;
+    for (const char* pre : {"", "default", "gpt-2", "qwen2", "deepseek-r1-qwen"})
+        EXPECT_EQ(Tokenizer::from_gguf(bpe_with_bos(dir, pre, std::nullopt))->encode("a"), Ids{0}) << pre;
+    for (const char* pre : {"llama-bpe", "llama3", "llama-v3"})
+        EXPECT_EQ(Tokenizer::from_gguf(bpe_with_bos(dir, pre, std::nullopt))->encode("a"), (Ids{1, 0})) << pre;
+    // Pre-tokenizers tessera cannot split with still get llama.cpp's flag in the vocabulary.
+    for (const char* pre : {"falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2", "jina-v5-nano", "tekken", "chameleon"})
+        EXPECT_TRUE(Vocab::from_gguf(bpe_with_bos(dir, pre, std::nullopt)).data().add_bos) << pre;
+    for (const char* pre : {"deepseek-coder", "command-r", "gpt-4o"})
+        EXPECT_FALSE(Vocab::from_gguf(bpe_with_bos(dir, pre, std::nullopt)).data().add_bos) << pre;
+
+    EXPECT_EQ(Tokenizer::from_gguf(bpe_with_bos(dir, "llama-bpe", false))->encode("a"), Ids{0});
+    EXPECT_EQ(Tokenizer::from_gguf(bpe_with_bos(dir, "qwen2", true))->encode("a"), (Ids{1, 0}));
+}
+
 // ---------------------------------------------------------------------------
 // Pre-tokenizers
 
@@ -384,6 +415,23 @@ TEST(TokenizerConformance, Gpt2EndOfTextIsControl) {
     const auto t = Tokenizer::from_gguf(gguf::File::open((dir / "tokenizer/ggml-vocab-gpt-2.gguf").string()));
     EXPECT_EQ(t->encode("Hello<|endoftext|>", {.parse_special = true}), (Ids{15496, 50256}));
     EXPECT_EQ(t->decode(Ids{15496, 50256}), "Hello");
+}
+
+// Neither file has tokenizer.ggml.add_bos_token: Llama-3's vocabulary adds
+// <|begin_of_text|> (128000), Qwen2's adds no <|endoftext|> (151643).
+TEST(TokenizerConformance, BpeBosDefaults) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const fs::path llama3 = dir / "tokenizer/more/ggml-vocab-llama-bpe.gguf";
+    const fs::path qwen2 = dir / "tokenizer/more/ggml-vocab-qwen2.gguf";
+    if (!fs::exists(llama3) || !fs::exists(qwen2)) GTEST_SKIP() << "no " << llama3 << " or " << qwen2;
+    const auto llama3_file = gguf::File::open(llama3.string());
+    const auto qwen2_file = gguf::File::open(qwen2.string());
+    ASSERT_FALSE(llama3_file.find("tokenizer.ggml.add_bos_token"));
+    ASSERT_FALSE(qwen2_file.find("tokenizer.ggml.add_bos_token"));
+    EXPECT_EQ(Tokenizer::from_gguf(llama3_file)->encode("Hello").front(), 128000);
+    const Ids qwen2_ids = Tokenizer::from_gguf(qwen2_file)->encode("Hello");
+    EXPECT_EQ(qwen2_ids, Tokenizer::from_gguf(qwen2_file)->encode("Hello", {.add_special = false}));
+    EXPECT_NE(qwen2_ids.front(), 151643);
 }
 
 TEST(TokenizerConformance, GoldenPrompts) {
