@@ -1,6 +1,6 @@
 // `tessera run -m MODEL (-p TEXT | -f FILE | --tokens IDS) [-n N] [sampling] [--chat] [-i] [--no-think]`:
 // generates text, streaming it to stdout (and nothing else); load time and
-// prompt / generation speed go to stderr.
+// prompt / generation speed go to stderr. An empty prompt generates from BOS.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -102,7 +102,12 @@ void run_generate(const RunOptions& o) {
     const auto tok = tokenizer::Tokenizer::from_gguf(m->file());
     Generator gen(o, *m, *tok);
     if (!o.chat && !o.interactive) {
-        gen.generate(prompt_tokens(o.in, *tok));
+        // An empty text is BOS alone where the model adds one (llama.cpp's behaviour), else nothing.
+        const std::vector<int32_t> prompt = prompt_tokens(o.in, *tok);
+        if (prompt.empty())
+            throw Error("the prompt is empty and " + m->file().name() +
+                        " adds no BOS token to generate from; give a prompt (-p TEXT, -f FILE or --tokens IDS)");
+        gen.generate(prompt);
     } else {
         const ChatTemplate tmpl = ChatTemplate::for_model(m->file(), o.chat_template);
         if (!tmpl.warning().empty()) std::fprintf(stderr, "warning: %s\n", tmpl.warning().c_str());
@@ -152,8 +157,10 @@ void add_run_command(CLI::App& app) {
                   "With --chat or -i and Qwen3's template: answer without thinking first (enable_thinking=false)");
     cmd->add_flag("-i,--interactive", o->interactive, "Chat loop on stdin");
     cmd->add_flag("--profile", o->profile, "Print per-node times (and on Vulkan the driver's pipeline statistics) to stderr at the end");
-    cmd->callback([o] {
-        if (!o->chat && !o->interactive && o->in.prompt.empty() && o->in.prompt_file.empty() && o->in.tokens.empty())
+    cmd->callback([o, cmd] {
+        // -p "" is a prompt (generation from BOS); no prompt option at all is a mistake.
+        const bool prompt_given = cmd->get_option("--prompt")->count() > 0;
+        if (!o->chat && !o->interactive && !prompt_given && o->in.prompt_file.empty() && o->in.tokens.empty())
             throw Error("run needs a prompt: -p TEXT, -f FILE or --tokens IDS (or -i for a chat)");
         run_generate(*o);
     });

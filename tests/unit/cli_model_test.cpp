@@ -40,6 +40,16 @@ TEST(CliModel, RunGreedyTellsThePublishedStory) {
     EXPECT_EQ(run_stdout("run -m " + model + " -p 'Once upon a time' -n 64 --temp 0 --mmap"), s2);
 }
 
+// As in llama.cpp, an empty prompt is BOS alone: the same greedy text as --tokens 1.
+TEST(CliModel, RunGeneratesFromBosWithAnEmptyPrompt) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const std::string model = (dir / "models" / "stories260K-F32.gguf").string();
+    const auto empty = run_cli("run -m " + model + " -p '' -n 5 --temp 0", /*with_stderr=*/false);
+    EXPECT_EQ(empty.exit_code, 0);
+    EXPECT_NE(empty.out, "");
+    EXPECT_EQ(empty.out, run_stdout("run -m " + model + " --tokens 1 -n 5 --temp 0"));
+}
+
 TEST(CliModel, RunReportsSpeedOnStderrAndRefusesOverlongRequests) {
     TESSERA_REQUIRE_CONFORMANCE(dir);
     const std::string model = (dir / "models" / "stories260K-Q8_0.gguf").string();

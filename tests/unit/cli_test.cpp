@@ -201,6 +201,10 @@ TEST(Cli, MakeModelWritesALoadableQwen2) {
     EXPECT_EQ(r.out, "97 285 32 49 50\n");
     r = run_cli("run -m " + out.string() + " -p 'hello' -n 4 --temp 0", false);
     EXPECT_EQ(r.exit_code, 0) << r.out;
+    // With no BOS to start from, an empty prompt is refused.
+    r = run_cli("run -m " + out.string() + " -p '' -n 4 --temp 0");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("adds no BOS"), std::string::npos) << r.out;
     fs::remove(out);
 
     r = run_cli("make-model --arch gpt2 --shape custom --n-embd 64 --n-head 4 --n-layer 1 --n-ff 64 --n-ctx 8 "
