@@ -1,6 +1,8 @@
 #include "models/architecture.hpp"
 
 #include <charconv>
+#include <mutex>
+#include <vector>
 
 #include "support/error.hpp"
 #include "tessera/architecture_list.hpp"
@@ -51,19 +53,48 @@ double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::
     return result;
 }
 
-const Architecture* find_architecture(std::string_view name) {
-    for (const Architecture* a : architectures::kAll)
+namespace {
+
+struct Registered {
+    std::mutex mutex;
+    std::vector<const Architecture*> architectures{std::begin(architectures::kAll), std::end(architectures::kAll)};
+    std::string names;  // for known_architectures()
+};
+
+Registered& registered() {
+    static Registered r;
+    return r;
+}
+
+const Architecture* find_locked(const Registered& r, std::string_view name) {
+    for (const Architecture* a : r.architectures)
         if (a->name == name) return a;
     return nullptr;
 }
 
-std::string_view known_architectures() {
-    static const std::string names = [] {
-        std::string s;
-        for (const Architecture* a : architectures::kAll) s += (s.empty() ? "" : ", ") + std::string(a->name);
-        return s;
-    }();
-    return names;
+}  // namespace
+
+const Architecture* find_architecture(std::string_view name) {
+    Registered& r = registered();
+    std::lock_guard lock(r.mutex);
+    return find_locked(r, name);
+}
+
+void register_architecture(const Architecture& arch) {
+    if (arch.block == nullptr) throw Error("architecture '" + std::string(arch.name) + "' has no block");
+    Registered& r = registered();
+    std::lock_guard lock(r.mutex);
+    if (find_locked(r, arch.name)) throw Error("an architecture named '" + std::string(arch.name) + "' is known already");
+    r.architectures.push_back(&arch);
+    r.names.clear();
+}
+
+std::string known_architectures() {
+    Registered& r = registered();
+    std::lock_guard lock(r.mutex);
+    if (r.names.empty())
+        for (const Architecture* a : r.architectures) r.names += (r.names.empty() ? "" : ", ") + std::string(a->name);
+    return r.names;
 }
 
 }  // namespace tessera::model

@@ -80,9 +80,14 @@ using HParamValues = std::map<std::string, double, std::less<>>;
 // that is neither.
 double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::string_view context);
 
-// The architectures tessera knows; nullptr when `name` is not one of them.
+// The architectures tessera knows (models/architectures/ and registered
+// ones); nullptr when `name` is not one of them.
 const Architecture* find_architecture(std::string_view name);
+// Makes an architecture defined outside models/architectures/ (a program's
+// own, docs/model-description.md) known by its name; `arch` must outlive its
+// use. Throws an Error when the name is taken.
+void register_architecture(const Architecture& arch);
 // Their names, for error messages.
-std::string_view known_architectures();
+std::string known_architectures();
 
 }  // namespace tessera::model
