@@ -112,13 +112,14 @@ std::optional<uint32_t> QuantizePlan::llama_file_type() const {
 }
 
 GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
-                            const QuantizePlan& plan, int64_t n_layer) {
+                            const QuantizePlan& plan, int64_t n_layer, bool output_tied) {
     if (is_norm_or_vector(name, n_dims)) return source;
     GgmlTypeTraits want = ggml_type_traits(plan.target);
     const bool more_bits_role = name.ends_with(".attn_v.weight") || name.ends_with(".ffn_down.weight");
     if (plan.more_bits && more_bits_role && use_more_bits(layer_of(name), n_layer))
         want = ggml_type_traits(*plan.more_bits);
-    if (!plan.pure && name == "output.weight" && find_quant_type(GgmlType::Q6_K)) {
+    const bool projects_logits = name == "output.weight" || (output_tied && name == "token_embd.weight");
+    if (!plan.pure && projects_logits && find_quant_type(GgmlType::Q6_K)) {
         const auto q6k = ggml_type_traits(GgmlType::Q6_K);
         if (bits_per_weight(want) < bits_per_weight(q6k)) want = q6k;
     }
@@ -150,9 +151,10 @@ QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path,
     if (const gguf::Value* arch = in.find("general.architecture"); arch && arch->as_string())
         if (const gguf::Value* blocks = in.find(*arch->as_string() + ".block_count"))
             n_layer = blocks->as_int().value_or(0);
+    const bool output_tied = in.find_tensor("output.weight") == nullptr;
     QuantizeReport report;
     for (const auto& t : in.tensors()) {
-        const GgmlType type = choose_tensor_type(t.name, t.ne[0], t.ne.size(), t.type.id, plan, n_layer);
+        const GgmlType type = choose_tensor_type(t.name, t.ne[0], t.ne.size(), t.type.id, plan, n_layer, output_tied);
         report.bytes_in += t.data.size();
         const auto& out_traits = ggml_type_traits(type);
         report.bytes_out += row_bytes(out_traits, t.ne[0]) * t.n_rows();
@@ -167,7 +169,9 @@ QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path,
             writer.add_tensor(t.name, type, t.ne, [&t, &from, &to](std::span<uint8_t> dst) { convert_rows(t, from, to, dst); });
             ++report.tensors_quantized;
             const bool fallback = !is_norm_or_vector(t.name, t.ne.size()) && type != plan.target &&
-                                  type != plan.more_bits && !(t.name == "output.weight" && !plan.pure);
+                                  type != plan.more_bits &&
+                                  !((t.name == "output.weight" || (output_tied && t.name == "token_embd.weight")) &&
+                                    !plan.pure);
             if (fallback) ++report.tensors_fallback;
             std::snprintf(line, sizeof line, "%-32s %-7s -> %-7s%s", t.name.c_str(), std::string(t.type.name).c_str(),
                           std::string(out_traits.name).c_str(),

@@ -44,8 +44,10 @@ struct QuantizeReport {
 // whose block fits and whose bits per weight are at least the target's
 // (ties: the lower type id, so F16 before BF16); F32 if none fits.
 // n_layer: the model's block count (for the mixes' per-layer rule).
+// output_tied: the file has no output.weight, so token_embd.weight also
+// projects the logits and gets the output's type (as llama.cpp quantizes it).
 GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
-                            const QuantizePlan& plan, int64_t n_layer);
+                            const QuantizePlan& plan, int64_t n_layer, bool output_tied = false);
 
 // The name of a llama.cpp general.file_type value ("Q4_0", "Q4_K_M", ...), or "ftype N".
 std::string file_type_name(uint32_t file_type);

@@ -156,7 +156,8 @@ uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& p
     uint64_t tensor_index = 0, bytes = 0;
     // A matrix of `rows` rows of `row_elems` random values, in the plan's type for it.
     auto matrix = [&](const std::string& name, int64_t row_elems, int64_t rows) {
-        const GgmlType type = choose_tensor_type(name, uint64_t(row_elems), 2, GgmlType::F32, model.plan, s.n_layer);
+        const GgmlType type = choose_tensor_type(name, uint64_t(row_elems), 2, GgmlType::F32, model.plan, s.n_layer,
+                                                  s.tied_output);
         const QuantTypeEntry& entry = require_quant_type(type, name);
         const size_t row_bytes = entry.row_bytes(row_elems);
         bytes += row_bytes * size_t(rows);

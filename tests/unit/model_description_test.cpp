@@ -187,6 +187,15 @@ TEST(ModelDescription, SyntheticLlama3HasRopeFreqsAndTiedOutput) {
     EXPECT_EQ(plain.find("rope_freqs"), nullptr);
 }
 
+TEST(ModelDescription, ATiedEmbeddingGetsTheOutputsTypeInMixes) {
+    const QuantizePlan q4km = QuantizePlan::parse("Q4_K_M");
+    EXPECT_EQ(choose_tensor_type("token_embd.weight", 256, 2, GgmlType::F32, q4km, 16, /*output_tied=*/true),
+              GgmlType::Q6_K);
+    EXPECT_EQ(choose_tensor_type("token_embd.weight", 256, 2, GgmlType::F32, q4km, 16, /*output_tied=*/false),
+              GgmlType::Q4_K);
+    EXPECT_EQ(choose_tensor_type("output.weight", 256, 2, GgmlType::F32, q4km, 16), GgmlType::Q6_K);
+}
+
 TEST(ModelDescription, Qwen3HasPerHeadQkNormsAndItsOwnHeadSize) {
     ScratchDir dir;
     model::ModelShape shape = kShape;
