@@ -58,6 +58,12 @@ struct BlockCase {
     double max_nmse;  // CPU vs scalar reference
 };
 
+// How gtest, and so ctest's test list, shows a case, instead of a dump of its bytes.
+void PrintTo(const BlockCase& bc, std::ostream* os) {
+    *os << ggml_type_traits(bc.weights).name << " weights, KV " << ggml_type_traits(bc.kv).name << ", dim " << bc.dim
+        << ", ffn " << bc.ffn;
+}
+
 class TransformerBlock : public testing::TestWithParam<BlockCase> {};
 
 // The acceptance test of the graph layer: a two-layer transformer built with

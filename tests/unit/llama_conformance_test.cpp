@@ -195,7 +195,7 @@ INSTANTIATE_TEST_SUITE_P(
     testing::ValuesIn(file_cases()),
     [](const auto& info) {
         const std::string precision(tessera::name(info.param.activations));
-        std::string name = info.param.golden + "_kv" + info.param.kv + "_" +
+        std::string name = info.param.model + "_kv" + info.param.kv + "_" +
                            (info.param.backend == BackendKind::Vulkan
                                 ? "vulkan" + (info.param.activations == ActivationPrecision::Q8 ? "_" + precision : "")
                                 : precision);

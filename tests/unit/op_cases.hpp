@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct OpCase {
     // operands to fp16 (shaders/attention_coopmat.comp); 0: max_nmse.
     double tensor_core_nmse = 0;
 };
+
+// How gtest, and so ctest's test list, shows a case: its name, not a dump of its bytes.
+inline void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
 
 std::vector<OpCase> op_cases();
 
