@@ -1,6 +1,8 @@
 #include "ops/rope.hpp"
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "graph/graph.hpp"
 #include "ops/check.hpp"
@@ -11,16 +13,25 @@ namespace tessera {
 
 namespace {
 
+// The node's per-pair frequency divisors (contiguous, n_rot/2 floats), or nullptr.
+const float* freq_factors_of(const Tensor& y) {
+    const Tensor* f = rope_freq_factors(y);
+    return f ? reinterpret_cast<const float*>(row_ptr(*f, {0, 0, 0})) : nullptr;
+}
+
 void reference(const Tensor& y) {
     const Tensor& x = *y.src[0];
     const Tensor& pos = *y.src[1];
     const RopeParams& p = y.param<RopeParams>();
+    const float* factors = freq_factors_of(y);
     const int64_t half = p.n_rot / 2;
     for_each_row(y, [&](RowIndex ri) {
         const double position = double(element<int32_t>(pos, ri.i2, {0, 0, 0})) * p.freq_scale;
         for (int64_t i = 0; i < x.ne[0]; ++i) element<float>(y, i, ri) = element<float>(x, i, ri);
         for (int64_t i = 0; i < half; ++i) {
-            const double theta = position * std::pow(double(p.freq_base), -2.0 * double(i) / double(p.n_rot));
+            const double divisor = factors ? double(factors[i]) : 1.0;
+            const double theta =
+                position * std::pow(double(p.freq_base), -2.0 * double(i) / double(p.n_rot)) / divisor;
             const int64_t a = p.mode == RopeMode::Normal ? 2 * i : i;
             const int64_t b = p.mode == RopeMode::Normal ? 2 * i + 1 : i + half;
             const double x0 = element<float>(x, a, ri), x1 = element<float>(x, b, ri);
@@ -35,12 +46,13 @@ void eval_cpu(const Tensor& y, const CpuContext& ctx) {
     const Tensor& x = *y.src[0];
     const Tensor& pos = *y.src[1];
     const RopeParams& p = y.param<RopeParams>();
+    const float* factors = freq_factors_of(y);
     const auto [begin, end] = ctx.team.split(y.ne[2] * y.ne[3]);
     for (int64_t t = begin; t < end; ++t) {
         const RowIndex ri{0, t % y.ne[2], t / y.ne[2]};
         const int32_t position = element<int32_t>(pos, ri.i2, {0, 0, 0});
         cpu::rope(reinterpret_cast<const float*>(row_ptr(x, ri)), reinterpret_cast<float*>(row_ptr(y, ri)),
-                  x.ne[0], x.ne[1], position, p);
+                  x.ne[0], x.ne[1], position, p, factors);
     }
 }
 
@@ -50,8 +62,8 @@ const OpDef kRope{.name = "rope", .reference = reference, .eval_cpu = eval_cpu, 
 
 }  // namespace
 
-Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params) {
-    Graph& g = graph_of({x, positions}, "rope");
+Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params, Tensor* freq_factors) {
+    Graph& g = freq_factors ? graph_of({x, positions, freq_factors}, "rope") : graph_of({x, positions}, "rope");
     check::type("rope", *x, GgmlType::F32);
     check::type("rope", *positions, GgmlType::I32);
     check::that(x->nb[0] == 4 && x->nb[1] == size_t(4 * x->ne[0]), "rope",
@@ -63,7 +75,17 @@ Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params) {
                 [&] { return "n_rot = " + std::to_string(params.n_rot) + " must be even and at most head_dim = " +
                     std::to_string(x->ne[0]); });
     check::that(params.freq_base > 0 && params.freq_scale > 0, "rope", "freq_base and freq_scale must be > 0");
-    return g.add_node(kRope, GgmlType::F32, x->ne, {x, positions}, params);
+    std::vector<Tensor*> src{x, positions};
+    if (freq_factors) {
+        check::type("rope", *freq_factors, GgmlType::F32);
+        check::that(freq_factors->is_contiguous() && freq_factors->nelements() == params.n_rot / 2, "rope", [&] {
+            return "freq_factors " + describe(*freq_factors) +
+                   " must be contiguous, one divisor per rotated pair (n_rot/2 = " + std::to_string(params.n_rot / 2) +
+                   " values)";
+        });
+        src.push_back(freq_factors);
+    }
+    return g.add_node(kRope, GgmlType::F32, x->ne, std::move(src), params);
 }
 
 }  // namespace tessera

@@ -13,12 +13,14 @@ layout(push_constant) uniform Push {
     uint a_first, a_nb1, a_nb2, a_nb3, a_ne1, a_ne2, a_ne3;
     // What a matvec fuses (matvec.glsl), one batch of rows then: x's norm
     // (the gain row at x2_first) or x = silu(x) * x2 (x2's rows x2_nb1 apart);
-    // rope of the rows (n_rot | head_dim << 16); rows stored into a cache's
+    // rope of the rows (n_rot | head_dim << 16; where the positions and the
+    // frequency factors start: pos_first | factors_first << 16, both under
+    // 64 as a binding's shift is under 256 bytes); rows stored into a cache's
     // rows ids[token] (y_first, y_nb1 per cache row, y_nb_head per head, at
     // most dst_ne1 cache rows).
     uint x2_first, x2_nb1;
     float eps;
-    uint pos_first;
+    uint rope_firsts;
     float freq_scale, log2_rate;
     uint rot;
     uint ids_first, dst_ne1, y_nb_head;

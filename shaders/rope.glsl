@@ -1,9 +1,10 @@
 // The rotation of one pair of dims (ops/rope.hpp), shared by rope.comp and
 // the matvec that applies rope to its rows (shaders/quant/matvec.glsl): pair
-// k turns by pos * freq_scale * freq_base^(-2k/n_rot), with log2_rate =
-// -2 log2(freq_base) / n_rot. Returns the pair (x0, x1) rotated.
-vec2 rope_pair(float x0, float x1, int pos, uint k, float freq_scale, float log2_rate) {
-    const float theta = float(pos) * freq_scale * exp2(float(k) * log2_rate);
+// k turns by pos * freq_scale * freq_base^(-2k/n_rot) / divisor, with
+// log2_rate = -2 log2(freq_base) / n_rot and divisor the pair's frequency
+// factor (rope_freqs), 1.0 without. Returns the pair (x0, x1) rotated.
+vec2 rope_pair(float x0, float x1, int pos, uint k, float freq_scale, float log2_rate, float divisor) {
+    const float theta = float(pos) * freq_scale * exp2(float(k) * log2_rate) / divisor;
     const float c = cos(theta), s = sin(theta);
     return vec2(x0 * c - x1 * s, x0 * s + x1 * c);
 }

@@ -71,26 +71,41 @@ void RopeRotate::operator()(simd::Scalar, const float* x, float* y, int64_t head
 
 namespace {
 
-// Per-dim angle rates of one (n_rot, freq_base, mode), kept per thread so a
-// model's many rope calls compute them once: dim d of pair i turns at
-// freq_base^(-2i/n_rot) radians per position, negated for the first dim of
-// the pair (sin(-t) = -sin(t) gives that dim's minus sign, see rope.hpp).
+// Per-dim angle rates of one (n_rot, freq_base, mode, frequency divisors),
+// kept per thread so a model's many rope calls compute them once: dim d of
+// pair i turns at freq_base^(-2i/n_rot) / freq_factors[i] radians per
+// position (no divisor without factors), negated for the first dim of the
+// pair (sin(-t) = -sin(t) gives that dim's minus sign, see rope.hpp).
 struct RopeTables {
     int n_rot = -1;
     float freq_base = 0.0f;
     RopeMode mode = RopeMode::Normal;
+    // The divisors the rates hold, empty without. Compared by value, not by
+    // address: another model's factors may later sit where these were.
+    std::vector<float> factors;
     std::vector<double> rate;
     std::vector<float> cos, sin;
 
-    void prepare(const RopeParams& p) {
-        if (p.n_rot == n_rot && p.freq_base == freq_base && p.mode == mode) return;
+    bool made_for(const RopeParams& p, const float* freq_factors) const {
+        if (p.n_rot != n_rot || p.freq_base != freq_base || p.mode != mode) return false;
+        if (freq_factors == nullptr) return factors.empty();
+        return factors.size() == size_t(n_rot / 2) && std::equal(factors.begin(), factors.end(), freq_factors);
+    }
+
+    void prepare(const RopeParams& p, const float* freq_factors) {
+        if (made_for(p, freq_factors)) return;
         n_rot = p.n_rot;
         freq_base = p.freq_base;
         mode = p.mode;
-        rate.assign(size_t(n_rot), 0.0);
         const int64_t half = n_rot / 2;
+        if (freq_factors)
+            factors.assign(freq_factors, freq_factors + half);
+        else
+            factors.clear();
+        rate.assign(size_t(n_rot), 0.0);
         for (int64_t i = 0; i < half; ++i) {
-            const double r = std::pow(double(freq_base), -2.0 * double(i) / double(n_rot));
+            double r = std::pow(double(freq_base), -2.0 * double(i) / double(n_rot));
+            if (freq_factors) r /= double(freq_factors[i]);
             const int64_t first = mode == RopeMode::Normal ? 2 * i : i;
             const int64_t second = mode == RopeMode::Normal ? 2 * i + 1 : half + i;
             rate[size_t(first)] = -r;
@@ -103,14 +118,15 @@ struct RopeTables {
 
 }  // namespace
 
-void rope(const float* x, float* y, int64_t head_dim, int64_t n_heads, int32_t pos, const RopeParams& p) {
+void rope(const float* x, float* y, int64_t head_dim, int64_t n_heads, int32_t pos, const RopeParams& p,
+          const float* freq_factors) {
     if (p.n_rot < 0 || p.n_rot % 2 != 0 || p.n_rot > head_dim)
         throw Error("rope: n_rot " + std::to_string(p.n_rot) + " must be even and within the head size " +
                     std::to_string(head_dim));
     static auto angles = xsimd::dispatch<simd::CpuArchs>(RopeAngles{});
     static auto rotate = xsimd::dispatch<simd::CpuArchs>(RopeRotate{});
     thread_local RopeTables tables;
-    tables.prepare(p);
+    tables.prepare(p, freq_factors);
     angles(double(pos) * double(p.freq_scale), tables.rate.data(), tables.cos.data(), tables.sin.data(),
            int64_t(p.n_rot));
     rotate(x, y, head_dim, n_heads, int64_t(p.n_rot), p.mode, tables.cos.data(), tables.sin.data());

@@ -14,7 +14,7 @@ enum class RopeMode {
 
 struct RopeParams {
     int n_rot;         // leading dims of each head that rotate (even, <= head_dim); the rest pass through
-    float freq_base;   // theta_i = pos * freq_scale * freq_base^(-2i/n_rot)
+    float freq_base;   // theta_i = pos * freq_scale * freq_base^(-2i/n_rot) (/ freq_factors[i]: rope())
     float freq_scale;  // linear position scaling
     RopeMode mode;
 };
@@ -42,8 +42,11 @@ struct RopeRotate {
 };
 
 // RoPE at position pos of one token's n_heads contiguous heads; y may be x.
-// The angles are computed once per call and shared by all heads (eltwise_entry_points.cpp).
+// freq_factors, where given (n_rot/2 floats: Llama 3.1's rope_freqs), divide
+// pair i's angle by freq_factors[i]. The angles are computed once per call
+// and shared by all heads (eltwise_entry_points.cpp).
 // Throws an Error when n_rot is odd, negative or larger than head_dim.
-void rope(const float* x, float* y, int64_t head_dim, int64_t n_heads, int32_t pos, const RopeParams& p);
+void rope(const float* x, float* y, int64_t head_dim, int64_t n_heads, int32_t pos, const RopeParams& p,
+          const float* freq_factors = nullptr);
 
 }  // namespace tessera::cpu

@@ -50,8 +50,9 @@
 // Fused (graph/vulkan/kernels/matvec_fusion.hpp): x may be computed from
 // the loads themselves (PROLOGUE: x's RMS norm, the sum of squares reduced
 // with the dot products and applied to them; or silu(x) * x2), and the
-// rows may be rotated (ROPE: a pair of rows is in one workgroup) and stored
-// into rows of a cache chosen by ids (SCATTER, F32 or F16).
+// rows may be rotated (ROPE: a pair of rows is in one workgroup; with
+// per-pair frequency divisors under ROPE_FACTORS) and stored into rows of a
+// cache chosen by ids (SCATTER, F32 or F16).
 #include "common.glsl"
 #include "matmul_args.glsl"
 #include "rope.glsl"
@@ -61,7 +62,9 @@ layout(constant_id = 2) const uint COLS = 1;  // tokens per workgroup
 layout(constant_id = 3) const bool ADDEND = false;  // y = W x + a
 const uint PLAIN = 0, NORM = 1, NORM_GAIN = 2, SWIGLU = 3;
 layout(constant_id = 4) const uint PROLOGUE = PLAIN;
-layout(constant_id = 5) const bool ROPE = false;
+const uint NO_ROPE = 0, ROPE_PLAIN = 1, ROPE_WITH_FACTORS = 2;
+layout(constant_id = 5) const uint ROPE_KIND = NO_ROPE;
+const bool ROPE = ROPE_KIND != NO_ROPE, ROPE_FACTORS = ROPE_KIND == ROPE_WITH_FACTORS;
 layout(constant_id = 6) const bool SCATTER = false;
 layout(constant_id = 7) const bool Y_F16 = false;  // SCATTER into an F16 cache
 
@@ -72,8 +75,9 @@ layout(binding = 3, scalar) readonly buffer X2 { float x2[]; };  // the gain or 
 layout(binding = 3, scalar) readonly buffer X24 { vec4 x24[]; };
 layout(binding = 4, scalar) readonly buffer Pos { int positions[]; };  // ROPE; else x again
 layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTER; else x again
-layout(binding = 6, scalar) writeonly buffer Y { float y[]; };
-layout(binding = 6, scalar) writeonly buffer Y16 { float16_t y16[]; };
+layout(binding = 6, scalar) readonly buffer Factors { float factors[]; };  // ROPE_FACTORS; else x again
+layout(binding = 7, scalar) writeonly buffer Y { float y[]; };
+layout(binding = 7, scalar) writeonly buffer Y16 { float16_t y16[]; };
 
 const bool NORMED = PROLOGUE == NORM || PROLOGUE == NORM_GAIN;
 
@@ -131,8 +135,11 @@ void finish(uint row, uint col, float sum, float pair) {
     const uint d = ROPE ? row % (p.rot >> 16) : 0;  // the row's dim in its head
     if (ROPE && d < (p.rot & 0xFFFFu)) {  // dims 2k and 2k + 1 are a pair
         const bool first = d % 2 == 0;
-        const vec2 turned = rope_pair(first ? sum : pair, first ? pair : sum, positions[p.pos_first + col], d / 2,
-                                      p.freq_scale, p.log2_rate);
+        const uint k = d / 2;
+        const int pos = positions[(p.rope_firsts & 0xFFFFu) + col];
+        const float divisor = ROPE_FACTORS ? factors[(p.rope_firsts >> 16) + k] : 1.0;
+        const vec2 turned = rope_pair(first ? sum : pair, first ? pair : sum, pos, k, p.freq_scale, p.log2_rate,
+                                      divisor);
         sum = first ? turned.x : turned.y;
     }
     store(row, col, sum);

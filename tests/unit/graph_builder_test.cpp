@@ -119,5 +119,28 @@ TEST_F(GraphBuilder, RopeRules) {
     EXPECT_NE(error_of([&] { rope(q, pos, odd); }).find("must be even"), std::string::npos);
 }
 
+// Frequency factors (rope_freqs): F32, contiguous, one per rotated pair; they become src[2].
+TEST_F(GraphBuilder, RopeFreqFactorRules) {
+    Tensor* q = g.input("q", GgmlType::F32, {16, 4, 3, 1});
+    Tensor* pos = g.input("pos", GgmlType::I32, {3, 1, 1, 1});
+    const RopeParams p{.n_rot = 12, .freq_base = 500000, .freq_scale = 1, .mode = RopeMode::Normal};
+    Tensor* factors = g.input("factors", GgmlType::F32, {6, 1, 1, 1});
+    Tensor* y = rope(q, pos, p, factors);
+    ASSERT_EQ(y->src.size(), 3u);
+    EXPECT_EQ(y->src[2], factors);
+    EXPECT_EQ(rope(q, pos, p)->src.size(), 2u);
+    Tensor* too_many = g.input("too_many", GgmlType::F32, {8, 1, 1, 1});
+    EXPECT_NE(error_of([&] { rope(q, pos, p, too_many); }).find("one divisor per rotated pair (n_rot/2 = 6"),
+              std::string::npos);
+    Tensor* f16 = g.input("f16", GgmlType::F16, {6, 1, 1, 1});
+    EXPECT_NE(error_of([&] { rope(q, pos, p, f16); }).find("must be of type F32"), std::string::npos);
+    Tensor* wide = g.input("wide", GgmlType::F32, {4, 2, 1, 1});
+    Tensor* strided = view(wide, {3, 2, 1, 1}, wide->nb);  // 6 values, a gap after each 3
+    EXPECT_NE(error_of([&] { rope(q, pos, p, strided); }).find("must be contiguous"), std::string::npos);
+    Graph other;
+    Tensor* elsewhere = other.input("factors", GgmlType::F32, {6, 1, 1, 1});
+    EXPECT_NE(error_of([&] { rope(q, pos, p, elsewhere); }).find("different graphs"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -1,5 +1,6 @@
 #include "op_cases.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -30,6 +31,27 @@ Tensor* positions_from(Graph& g, int32_t first, int64_t n) {
     if (p.empty())
         for (int64_t i = 0; i < n; ++i) p.push_back(first + int32_t(i));
     return g.weight("pos", GgmlType::I32, {n, 1, 1, 1}, p.data());
+}
+
+// Per-pair frequency divisors as Llama 3.1's rope_freqs.weight holds them: 1
+// for the fastest quarter of the pairs, `slowest` for the slowest quarter, a
+// ramp between. A weight: fill_inputs' values would divide by near zero.
+// With `lead` > 0, a view that starts `lead` zeros into the weight: kernels
+// must find where the factors start (a zero read as a divisor shows).
+Tensor* freq_factors(Graph& g, int64_t pairs, float slowest, int64_t lead = 0) {
+    static std::map<std::tuple<int64_t, float, int64_t>, std::vector<float>> cache;
+    auto& f = cache[{pairs, slowest, lead}];
+    if (f.empty()) {
+        f.assign(size_t(lead), 0.0f);
+        for (int64_t i = 0; i < pairs; ++i) {
+            const double t = std::clamp((double(i) / double(pairs) - 0.25) / 0.5, 0.0, 1.0);
+            f.push_back(float(1.0 + t * (slowest - 1.0)));
+        }
+    }
+    Tensor* w = g.weight("rope_freqs", GgmlType::F32, {lead + pairs, 1, 1, 1}, f.data());
+    if (lead == 0) return w;
+    const Shape ne{pairs, 1, 1, 1};
+    return view(w, ne, dense_strides(GgmlType::F32, ne), size_t(lead) * sizeof(float));
 }
 
 // An F16 cache whose rows already hold earlier tokens (random values).
@@ -105,6 +127,18 @@ std::vector<OpCase> op_cases() {
         {"rope_neox_partial_scaled", [](Graph& g) {
              return rope(in(g, "in_a", {48, 3, 4, 1}), in(g, "in_pos", {4, 1, 1, 1}, GgmlType::I32),
                          {.n_rot = 32, .freq_base = 500000, .freq_scale = 0.25f, .mode = RopeMode::Neox});
+         }, 1e-7},
+        // With Llama 3.1's per-pair frequency divisors (rope_freqs): its
+        // head_dim and base, far positions; a partial NEOX rotation.
+        {"rope_normal_d128_far_freq_factors", [](Graph& g) {
+             return rope(in(g, "in_a", {128, 4, 3, 1}), positions_from(g, 1029, 3),
+                         {.n_rot = 128, .freq_base = 500000, .freq_scale = 1, .mode = RopeMode::Normal},
+                         freq_factors(g, 64, 8));
+         }, 1e-7},
+        {"rope_neox_partial_scaled_freq_factors", [](Graph& g) {
+             return rope(in(g, "in_a", {48, 3, 4, 1}), positions_from(g, 2000, 4),
+                         {.n_rot = 32, .freq_base = 500000, .freq_scale = 0.25f, .mode = RopeMode::Neox},
+                         freq_factors(g, 16, 32, 3));
          }, 1e-7},
         {"softmax_causal", [](Graph& g) {
              return softmax(in(g, "in_a", {37, 6, 2, 1}), 0.125f, in(g, "in_pos", {6, 1, 1, 1}, GgmlType::I32));
@@ -284,8 +318,8 @@ std::vector<OpCase> op_cases() {
     // What the Vulkan backend computes inside a matvec (graph/vulkan/kernels/
     // matvec_fusion.hpp), for 1 and 3 tokens: x's norm (with or without its
     // gain), swiglu with an addend, rope of the rows (all or part of a head,
-    // scaled), and the rows, rotated or not, stored into an F16 or F32 cache
-    // as a decoder layer stores k and v.
+    // scaled, with or without frequency factors), and the rows, rotated or
+    // not, stored into an F16 or F32 cache as a decoder layer stores k and v.
     for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::F16}) {
         if (find_quant_type(type) == nullptr) continue;
         auto w = [type](Graph& g) { return g.weight("w", type, {256, 64, 1, 1}, weights_of(type, 256, 64).data()); };
@@ -310,6 +344,22 @@ std::vector<OpCase> op_cases() {
                              Tensor* k = rope(reshape(y, {16, 4, m, 1}), pos,
                                               {.n_rot = 8, .freq_base = 500000, .freq_scale = 0.5f, .mode = RopeMode::Normal});
                              return set_rows(filled_f16_cache(g, "kc", {16, 50, 4, 1}), permute(k, {0, 2, 1, 3}), pos);
+                         }, 5e-4});
+            v.push_back({"fused_norm_matvec_rope_freq_factors_" + of, [=](Graph& g) {
+                             Tensor* y = matmul(w(g), rms_norm(in(g, "in_x", {256, m, 1, 1}), 1e-6f));
+                             return rope(reshape(y, {16, 4, m, 1}), positions_from(g, 1029, m),
+                                         {.n_rot = 16, .freq_base = 500000, .freq_scale = 1, .mode = RopeMode::Normal},
+                                         freq_factors(g, 8, 32));
+                         }, 5e-4});
+            v.push_back({"fused_norm_matvec_rope_freq_factors_into_f16_cache_" + of, [=](Graph& g) {
+                             Tensor* pos = positions_from(g, 40, m);
+                             Tensor* y = matmul(w(g), rms_norm(in(g, "in_x", {256, m, 1, 1}), 1e-5f, gain(g)));
+                             Tensor* k = rope(reshape(y, {16, 4, m, 1}), pos,
+                                              {.n_rot = 8, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal},
+                                              freq_factors(g, 4, 32, 5));
+                             // A cache of its own: rows it got wrong stay out of the other cases.
+                             Tensor* cache = filled_f16_cache(g, "kc_of_factors", {16, 50, 4, 1});
+                             return set_rows(cache, permute(k, {0, 2, 1, 3}), pos);
                          }, 5e-4});
             v.push_back({"fused_matvec_into_f32_cache_" + of, [=](Graph& g) {
                              static std::vector<float> cache(16 * 50 * 4);

@@ -67,7 +67,7 @@ struct MatmulPush {  // shaders/matmul_args.glsl
     // What a matvec fuses (matvec_fusion.hpp).
     uint32_t x2_first = 0, x2_nb1 = 0;
     float eps = 0;
-    uint32_t pos_first = 0;
+    uint32_t rope_firsts = 0;  // positions' first | frequency factors' first << 16
     float freq_scale = 0, log2_rate = 0;
     uint32_t rot = 0;  // n_rot | head_dim << 16
     uint32_t ids_first = 0, dst_ne1 = 0, y_nb_head = 0;
@@ -197,6 +197,15 @@ uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) +
 // shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
 enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3 };
 
+// shaders/quant/matvec.glsl's ROPE_KIND: whether and how the rows are rotated.
+enum class RopeKind : uint32_t { None = 0, Plain = 1, WithFactors = 2 };
+
+// The push constant rope_firsts: where the rope's positions and frequency
+// factors start in their bindings, in one field (the block is full at 128
+// bytes). Each is a binding's shift over 4, and a shift is under 256 bytes
+// (Vulkan's bound on minStorageBufferOffsetAlignment): 16 bits hold it.
+uint32_t rope_firsts(uint32_t positions_first, uint32_t factors_first) { return positions_first | factors_first << 16; }
+
 }  // namespace
 
 // Matrix x vector, with what it fuses: the addend, x's norm or swiglu, rope
@@ -231,12 +240,16 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.x2_first = bx2.first(4);
         push.x2_nb1 = uint32_t(up.nb[1] / 4);
     }
-    BoundTensor bpos = bx, bids = bx;
+    BoundTensor bpos = bx, bids = bx, bfactors = bx;
+    RopeKind rope = RopeKind::None;
     push.rot = uint32_t(f.head_dim) << 16;
     if (f.rope) {
         const RopeParams& rp = f.rope->param<RopeParams>();
+        const Tensor* factors = rope_freq_factors(*f.rope);
+        rope = factors ? RopeKind::WithFactors : RopeKind::Plain;
         bpos = rec.bind(*f.rope->src[1]);
-        push.pos_first = bpos.first(4);
+        if (factors) bfactors = rec.bind(*factors);
+        push.rope_firsts = rope_firsts(bpos.first(4), bfactors.first(4));
         push.freq_scale = rp.freq_scale;
         push.log2_rate = rope_log2_rate(rp);
         push.rot |= uint32_t(rp.n_rot);
@@ -253,7 +266,7 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
     VulkanDevice& device = rec.device();
     const MatvecVariant variant =
         matvec_variant(device, w.type, mm.param<ActivationPrecision>(), push.k, cols, f.rope != nullptr);
-    std::vector<uint32_t> spec{0, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(f.rope != nullptr),
+    std::vector<uint32_t> spec{0, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(rope),
                                uint32_t(f.store != nullptr), uint32_t(f16)};
     uint32_t group_rows = kMatvecRows;
     if (variant.staged) {
@@ -265,8 +278,8 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         // At least a thread per row and token: each stores one.
         spec[0] = std::max(device.strided_group_size(kMatvecGroup), kMatvecRows * cols);
     }
-    rec.dispatch(variant.shader, spec, {bw, bx, ba, bx2, bpos, bids}, {by}, push, groups_of(push.n, group_rows),
-                 push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
+    rec.dispatch(variant.shader, spec, {bw, bx, ba, bx2, bpos, bids, bfactors}, {by}, push,
+                 groups_of(push.n, group_rows), push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
 }
 
 namespace {

@@ -6,9 +6,10 @@
 //   - an rms_norm (or swiglu) read only by matvecs is computed by each of
 //     them from its own loads of x (shaders/quant/matvec.glsl, PROLOGUE);
 //   - a matvec read only by a rope (normal mode: a pair of dims is two
-//     neighbouring rows), or by a set_rows through a reshape to heads and
-//     a permute, is recorded by that node with the rotation and the store
-//     applied to its rows, and so is a rope read only by such a set_rows.
+//     neighbouring rows; with or without frequency factors), or by a
+//     set_rows through a reshape to heads and a permute, is recorded by
+//     that node with the rotation and the store applied to its rows, and so
+//     is a rope read only by such a set_rows.
 // Every fused node keeps its op's meaning: the graph, its scalar reference
 // and the CPU are unchanged, and turning fusion off (ExecutorOptions::fuse)
 // runs each node on its own.

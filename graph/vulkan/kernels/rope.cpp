@@ -14,7 +14,7 @@ struct Push {
     uint32_t head_dim, n_head, n_rot, pairs, total;
     uint32_t x_first, x_nb1, x_nb2;
     uint32_t y_first, y_nb1, y_nb2;
-    uint32_t pos_first;
+    uint32_t pos_first, factors_first;
     float freq_scale, log2_rate;
 };
 
@@ -24,7 +24,9 @@ void record(const Tensor& y, Recorder& rec) {
     if (const auto f = fused_matvec(y)) return record_matvec(*f, rec);  // of an inlined matmul
     const Tensor &x = *y.src[0], &pos = *y.src[1];
     const RopeParams& rp = y.param<RopeParams>();
+    const Tensor* factors = rope_freq_factors(y);
     const BoundTensor bx = rec.bind(x), bpos = rec.bind(pos), by = rec.bind(y);
+    const BoundTensor bfactors = factors ? rec.bind(*factors) : bx;
     const uint32_t pairs = uint32_t(y.ne[0] + 1) / 2;
     const uint64_t total = uint64_t(pairs) * uint64_t(y.ne[1] * y.ne[2]);
     const Push push{uint32_t(y.ne[0]),
@@ -39,10 +41,11 @@ void record(const Tensor& y, Recorder& rec) {
                     uint32_t(y.nb[1] / 4),
                     uint32_t(y.nb[2] / 4),
                     bpos.first(4),
+                    bfactors.first(4),
                     rp.freq_scale,
                     rope_log2_rate(rp)};
-    rec.dispatch("rope", {kGroup, uint32_t(rp.mode == RopeMode::Neox)}, {bx, bpos}, {by}, push,
-                 (total + kGroup - 1) / kGroup);
+    rec.dispatch("rope", {kGroup, uint32_t(rp.mode == RopeMode::Neox), uint32_t(factors != nullptr)},
+                 {bx, bpos, bfactors}, {by}, push, (total + kGroup - 1) / kGroup);
 }
 
 }  // namespace
