@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "graph/backend.hpp"
 #include "kernels/quant/registry.hpp"
 #include "ops/op_def.hpp"
 #include "ops/row_loop.hpp"
 #include "support/error.hpp"
+#include "support/output_file.hpp"
 
 namespace tessera {
 
@@ -56,9 +56,9 @@ void TraceWriter::write(const Tensor& node, const Backend& storage) {
         host.data = bytes.data();
         values = values_as_f32(host);
     }
-    std::ofstream out(dir_ + "/" + file, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * sizeof(float)));
-    if (!out) throw Error("cannot write trace file '" + dir_ + "/" + file + "'");
+    OutputFile out(dir_ + "/" + file);
+    out.write(std::span<const float>(values));
+    out.commit();
     written_.push_back(node.name);
     std::vector<int64_t> shape(node.ne.begin(), node.ne.begin() + node.n_dims());
     index_.push_back({{"name", node.name},
@@ -69,9 +69,10 @@ void TraceWriter::write(const Tensor& node, const Backend& storage) {
 }
 
 void TraceWriter::finish() {
-    std::ofstream out(dir_ + "/index.json");
-    out << index_.dump(1) << "\n";
-    if (!out) throw Error("cannot write '" + dir_ + "/index.json'");
+    const std::string text = index_.dump(1) + "\n";
+    OutputFile out(dir_ + "/index.json");
+    out.write(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    out.commit();
 }
 
 }  // namespace tessera

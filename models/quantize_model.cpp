@@ -9,6 +9,7 @@
 #include "models/gguf/file.hpp"
 #include "models/gguf/writer.hpp"
 #include "support/error.hpp"
+#include "support/output_file.hpp"
 
 namespace tessera {
 namespace {
@@ -139,6 +140,7 @@ GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t 
 QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path, const QuantizePlan& plan,
                               const std::function<void(const std::string&)>& log) {
     require_quant_type(plan.target, "quantize target");
+    refuse_overwriting_input(in.name(), out_path);
     gguf::Writer writer;
     for (const auto& kv : in.metadata()) {
         if (kv.key == "general.file_type" || kv.key == "general.quantization_version") continue;

@@ -52,7 +52,8 @@ GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t 
 // The name of a llama.cpp general.file_type value ("Q4_0", "Q4_K_M", ...), or "ftype N".
 std::string file_type_name(uint32_t file_type);
 
-// Writes `out_path`; `log` receives one line per tensor (may be null).
+// Writes `out_path` (support/output_file.hpp; never over the input file);
+// `log` receives one line per tensor (may be null).
 QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path, const QuantizePlan& plan,
                               const std::function<void(const std::string&)>& log);
 

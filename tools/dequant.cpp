@@ -1,11 +1,10 @@
 // `tessera dequant FILE TENSOR OUT.f32`: a tensor's values as raw little-endian float32 rows.
 #include <cstdio>
-#include <fstream>
 #include <vector>
 
 #include "kernels/quant/registry.hpp"
 #include "models/gguf/file.hpp"
-#include "support/error.hpp"
+#include "support/output_file.hpp"
 #include "tools/commands.hpp"
 
 namespace tessera::cli {
@@ -19,16 +18,16 @@ void run_dequant(const DequantOptions& opts) {
     const auto file = gguf::File::open(opts.path);
     const auto& t = file.tensor(opts.tensor);
     const auto& type = require_quant_type(t.type.id, opts.path + ": tensor " + t.name);
-    std::ofstream out(opts.out, std::ios::binary);
-    if (!out) throw Error(opts.out + ": cannot open for writing");
+    refuse_overwriting_input(opts.path, opts.out);
+    OutputFile out(opts.out);
     const uint64_t row_elems = t.ne[0];
     const size_t row_size = row_bytes(t.type, row_elems);
     std::vector<float> row(row_elems);
     for (uint64_t r = 0; r < t.n_rows(); ++r) {
         type.dequantize_row(t.data.data() + r * row_size, row.data(), int64_t(row_elems));
-        out.write(reinterpret_cast<const char*>(row.data()), std::streamsize(row.size() * sizeof(float)));
+        out.write(std::span<const float>(row));
     }
-    if (!out.flush()) throw Error(opts.out + ": write failed");
+    out.commit();
     std::fprintf(stderr, "%s: %llu rows x %llu values (%s) -> %s\n", t.name.c_str(),
                  static_cast<unsigned long long>(t.n_rows()), static_cast<unsigned long long>(row_elems),
                  std::string(t.type.name).c_str(), opts.out.c_str());

@@ -2,9 +2,8 @@
 // raw float32 logits of the last (or every) prompt position, the prompt
 // decoded in one batch as llama.cpp's goldens were.
 #include <cstdio>
-#include <fstream>
 
-#include "support/error.hpp"
+#include "support/output_file.hpp"
 #include "tools/commands.hpp"
 #include "tools/model_input.hpp"
 
@@ -18,15 +17,17 @@ struct LogitsOptions {
 };
 
 void run_logits(const LogitsOptions& o) {
+    refuse_overwriting_input(o.in.model, o.out);
+    if (!o.in.prompt_file.empty()) refuse_overwriting_input(o.in.prompt_file, o.out);
+    OutputFile out(o.out);  // before the model runs: a path that cannot be written fails at once
     const auto m = open_model(o.in);
     const auto tokenizer = tokenizer::Tokenizer::from_gguf(m->file());
     const std::vector<int32_t> tokens = prompt_tokens(o.in, *tokenizer);
     model::Session session(*m, session_options(o.in));
     const std::vector<float> logits = session.eval(tokens, o.all);
     print_notice(session);
-    std::ofstream out(o.out, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(logits.data()), std::streamsize(logits.size() * sizeof(float)));
-    if (!out.flush()) throw Error(o.out + ": write failed");
+    out.write(std::span<const float>(logits));
+    out.commit();
     std::fprintf(stderr, "%zu tokens -> %zu logits x %lld positions in %s\n", tokens.size(),
                  size_t(m->hparams().n_vocab), static_cast<long long>(o.all ? tokens.size() : 1), o.out.c_str());
 }

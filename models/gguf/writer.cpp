@@ -9,9 +9,9 @@
 #include "models/gguf/encode.hpp"
 #include "models/gguf/file.hpp"
 #include "models/gguf/layout_math.hpp"
-#include "models/gguf/output_file.hpp"
 #include "models/gguf/printable.hpp"
 #include "support/error.hpp"
+#include "support/output_file.hpp"
 
 namespace tessera::gguf {
 

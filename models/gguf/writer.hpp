@@ -31,7 +31,8 @@ public:
     // bytes given to File::parse must outlive write().
     static Writer copy_of(const File& file);
 
-    // Writes the file; `progress(done_bytes, total_bytes)` is called after each tensor.
+    // Writes the file as support/output_file.hpp describes; `progress(done_bytes,
+    // total_bytes)` is called after each tensor.
     void write(const std::string& path,
                const std::function<void(uint64_t, uint64_t)>& progress = nullptr) const;
 
