@@ -2,11 +2,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
+#include <sstream>
 
 #include "support/error.hpp"
 
 namespace tessera::model {
+
+namespace {
+
+// 1e-40, inf, nan: as a reader wants to see them in a message.
+std::string number(double x) {
+    std::ostringstream os;
+    os << x;
+    return os.str();
+}
+
+}  // namespace
 
 Model::Model(gguf::File file) : file_(std::move(file)) {
     const std::string arch = file_.get_string("general.architecture");
@@ -16,6 +29,13 @@ Model::Model(gguf::File file) : file_(std::move(file)) {
                     std::string(known_architectures()) + ")");
     read_hparams();
     resolve_tensors();
+    check_vectors_finite();
+}
+
+std::string Model::key_of(std::string_view hparam) const {
+    for (const HParam& h : arch_->hparams)
+        if (h.name == hparam) return h.key_for(arch_->name);
+    return std::string(hparam);
 }
 
 double Model::eval(std::string_view expr, std::string_view what) const {
@@ -34,6 +54,8 @@ void Model::read_hparams() {
             value = double(file_.get_array(key).items.size());
         } else if (h.source == Source::Float) {
             value = file_.get_float(key);
+            if (!std::isfinite(float(value)))
+                throw Error(file_.name() + ": " + key + " = " + number(value) + " is not a finite float");
         } else {
             value = double(file_.get_uint(key));
         }
@@ -42,11 +64,16 @@ void Model::read_hparams() {
     auto count = [&](std::string_view name) {
         const double v = values_.at(std::string(name));
         if (!(v >= 1 && v <= double(1 << 30)) || v != std::floor(v))
-            throw Error(file_.name() + ": " + std::string(name) + " = " + std::to_string(v) + " is not a valid count");
+            throw Error(file_.name() + ": " + key_of(name) + " = " + number(v) + " is not a valid count");
         return int64_t(v);
     };
     hp_.n_embd = count("n_embd");
     hp_.n_layer = count("n_layer");
+    // Every layer has tensors: a count beyond the file's tensors is a corrupt
+    // key, refused before per-layer tables are allocated for it.
+    if (size_t(hp_.n_layer) > file_.tensors().size())
+        throw Error(file_.name() + ": " + key_of("n_layer") + " = " + std::to_string(hp_.n_layer) +
+                    " layers, but the file holds only " + std::to_string(file_.tensors().size()) + " tensors");
     hp_.n_head = count("n_head");
     hp_.n_head_kv = count("n_head_kv");
     hp_.head_dim = count("head_dim");
@@ -56,6 +83,9 @@ void Model::read_hparams() {
     hp_.n_rot = count("n_rot");
     hp_.rms_eps = float(values_.at("rms_eps"));
     hp_.rope_base = float(values_.at("rope_base"));
+    if (!(hp_.rope_base > 1))
+        throw Error(file_.name() + ": " + key_of("rope_base") + " = " + number(hp_.rope_base) +
+                    " must be greater than 1");
     if (hp_.n_head % hp_.n_head_kv != 0)
         throw Error(file_.name() + ": head_count " + std::to_string(hp_.n_head) + " is not a multiple of head_count_kv " +
                     std::to_string(hp_.n_head_kv));
@@ -79,8 +109,9 @@ void Model::read_rope_scaling() {
     const std::string prefix = std::string(arch_->name) + ".rope.";
     const std::string type = file_.get_string(prefix + "scaling.type", "linear");
     double factor = 1.0;
-    if (file_.find(prefix + "scaling.factor")) factor = file_.get_float(prefix + "scaling.factor");
-    else if (file_.find(prefix + "scale_linear")) factor = file_.get_float(prefix + "scale_linear");
+    std::string factor_key = prefix + "scaling.factor";
+    if (!file_.find(factor_key) && file_.find(prefix + "scale_linear")) factor_key = prefix + "scale_linear";
+    if (file_.find(factor_key)) factor = file_.get_float(factor_key);
     if (factor == 0.0) factor = 1.0;  // llama.cpp's "not set"
     if (type == "none") {
         factor = 1.0;
@@ -88,8 +119,9 @@ void Model::read_rope_scaling() {
         throw Error(file_.name() + ": rope scaling type '" + type + "' (" + prefix +
                     "scaling.type) is not supported; tessera supports 'none' and 'linear'");
     }
-    if (!(factor > 0 && std::isfinite(factor) && factor < 1e6))
-        throw Error(file_.name() + ": rope scaling factor " + std::to_string(factor) + " must be in (0, 1e6)");
+    if (!(factor >= 1e-6 && factor <= 1e6))
+        throw Error(file_.name() + ": " + factor_key + " = " + number(factor) +
+                    " is out of range: a rope scaling factor must be in [1e-6, 1e6]");
     hp_.rope_freq_scale = float(1.0 / factor);
 }
 
@@ -135,6 +167,21 @@ void Model::resolve_tensors() {
     for (int l = 0; l < int(hp_.n_layer); ++l)
         for (const TensorSpec& spec : arch_->layer) resolve_into(spec, l, layers_[size_t(l)]);
     check_all_tensors_resolved();
+}
+
+// Norm weights, biases and rope divisors are small: a NaN or an infinity in
+// one (a corrupt file) is found here rather than as text that makes no sense.
+void Model::check_vectors_finite() const {
+    for (const gguf::TensorInfo* t : resolved_) {
+        if (t->type.id != GgmlType::F32 || t->ne.size() != 1) continue;
+        for (size_t i = 0; i < t->ne[0]; ++i) {
+            float v;
+            std::memcpy(&v, t->data.data() + i * sizeof(float), sizeof v);
+            if (!std::isfinite(v))
+                throw Error(file_.name() + ": tensor '" + t->name + "' holds " + number(v) + " at index " +
+                            std::to_string(i) + "; its values must be finite");
+        }
+    }
 }
 
 void Model::check_all_tensors_resolved() {

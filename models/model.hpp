@@ -50,6 +50,10 @@ private:
     void resolve_tensors();
     // Throws when the file holds a tensor the description did not resolve.
     void check_all_tensors_resolved();
+    // Throws naming the tensor when a 1-D F32 tensor (a norm, a bias) holds a NaN or an infinity.
+    void check_vectors_finite() const;
+    // The GGUF key of a hyperparameter, for messages.
+    std::string key_of(std::string_view hparam) const;
     double eval(std::string_view expr, std::string_view what) const;
     const gguf::TensorInfo* resolve(const std::string& name, std::span<const std::string_view> shape,
                                     bool optional) const;

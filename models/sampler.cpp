@@ -73,8 +73,17 @@ void min_p(std::vector<Candidate>& cands, float min_p) {
 }  // namespace sampling
 
 Sampler::Sampler(const SamplerParams& params) : params_(params), rng_(params.seed) {
-    if (!(params.repeat_penalty > 0.0f))
-        throw Error("sampler: repeat penalty must be positive (got " + std::to_string(params.repeat_penalty) + ")");
+    const auto require = [](bool ok, const char* name, float value, const char* range) {
+        if (!ok) throw Error("sampler: " + std::string(name) + " " + std::to_string(value) + " must be " + range);
+    };
+    // NaN fails every comparison: each check is written so that NaN fails it too.
+    require(std::isfinite(params.temperature), "temperature", params.temperature, "a finite number");
+    require(params.top_p >= 0.0f && params.top_p <= 1.0f, "top_p", params.top_p, "in [0, 1]");
+    require(params.min_p >= 0.0f && params.min_p <= 1.0f, "min_p", params.min_p, "in [0, 1]");
+    require(params.repeat_penalty > 0.0f && std::isfinite(params.repeat_penalty), "repeat penalty",
+            params.repeat_penalty, "positive and finite");
+    require(std::isfinite(params.frequency_penalty), "frequency penalty", params.frequency_penalty, "finite");
+    require(std::isfinite(params.presence_penalty), "presence penalty", params.presence_penalty, "finite");
 }
 
 void Sampler::reset() {
@@ -90,6 +99,14 @@ void Sampler::accept(int32_t token) {
 
 int32_t Sampler::sample(std::span<const float> logits) {
     if (logits.empty()) throw Error("sampler: empty logits");
+    // -inf rules a token out; NaN or +inf means the computation broke down (an
+    // overflow, corrupt weights): refused rather than sampled as if it ranked.
+    const auto broken = std::ranges::find_if(logits, [](float l) { return std::isnan(l) || l == INFINITY; });
+    if (broken != logits.end())
+        throw Error("the model's logit for token " + std::to_string(broken - logits.begin()) + " is " +
+                    std::to_string(*broken) + ": its computation overflowed or its weights are corrupt; not sampled");
+    if (std::ranges::all_of(logits, [](float l) { return l == -INFINITY; }))
+        throw Error("every logit is -inf: no token can be sampled");
     std::vector<float> penalized(logits.begin(), logits.end());
     const std::vector<int32_t> history(history_.begin(), history_.end());
     sampling::apply_penalties(penalized, history, params_.repeat_penalty, params_.frequency_penalty,

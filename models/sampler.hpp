@@ -56,10 +56,13 @@ void min_p(std::vector<Candidate>& cands, float min_p);
 
 class Sampler {
 public:
+    // Throws an Error naming a parameter that is NaN, infinite or out of its
+    // range (top_p and min_p in [0, 1], repeat_penalty > 0).
     explicit Sampler(const SamplerParams& params);
 
     // The next token for these logits (one per vocabulary entry). Does not
-    // record it: call accept() with the token actually used.
+    // record it: call accept() with the token actually used. Throws an Error
+    // when a logit is NaN or +inf, or every one is -inf.
     int32_t sample(std::span<const float> logits);
     // Adds a token to the history the penalties look at.
     void accept(int32_t token);

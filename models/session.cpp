@@ -8,6 +8,7 @@
 #include "graph/executor.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
 #include "models/decoder_graph.hpp"
+#include "models/memory_estimate.hpp"
 #include "ops/op_def.hpp"
 #include "support/error.hpp"
 
@@ -20,10 +21,20 @@ struct Session::Plan {
     int64_t n_kv = 0;  // cache positions attention reads (masked by position beyond n_past)
 };
 
+namespace {
+
+// The cache's context: the one asked for, capped at the training context,
+// once the session is known to fit in memory.
+int64_t context_that_fits(const Model& model, const SessionOptions& options) {
+    const int64_t n_ctx = std::min(options.n_ctx, model.hparams().n_ctx_train);
+    require_memory(estimate_memory(model, n_ctx, options.kv_type, options.batch), n_ctx);
+    return n_ctx;
+}
+
+}  // namespace
+
 Session::Session(const Model& model, SessionOptions options)
-    : model_(model),
-      options_(options),
-      cache_(model.hparams(), std::min(options.n_ctx, model.hparams().n_ctx_train), options.kv_type) {
+    : model_(model), options_(options), cache_(model.hparams(), context_that_fits(model, options), options.kv_type) {
     if (options_.batch < 1) throw Error("the batch size must be at least 1");
     BackendSet set = make_backends(options.backend, options.device, options.n_threads);
     backends_ = std::move(set.backends);
@@ -71,6 +82,13 @@ std::unique_ptr<Session::Plan> Session::make_plan(int64_t n_tokens, int64_t n_kv
     plan->exec = std::make_unique<Executor>(plan->pass->graph, std::vector<Tensor*>{plan->pass->logits}, exec_options);
     report_placement(*plan->exec);
     return plan;
+}
+
+void Session::truncate(int64_t n_past) {
+    if (n_past < 0 || n_past > n_past_)
+        throw Error("cannot keep " + std::to_string(n_past) + " positions of a context holding " +
+                    std::to_string(n_past_));
+    n_past_ = n_past;
 }
 
 std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logits) {

@@ -22,7 +22,9 @@ class Executor;
 namespace tessera::model {
 
 struct SessionOptions {
-    int64_t n_ctx = 2048;               // capped at the model's training context
+    // Capped at the model's training context; a session that would not fit in
+    // the machine's memory (models/memory_estimate.hpp) is refused.
+    int64_t n_ctx = 2048;
     GgmlType kv_type = GgmlType::F16;   // F16 (llama.cpp's default) or F32
     int64_t batch = 512;                // tokens per graph pass
     int n_threads = 0;                  // 0: OpenMP default
@@ -47,6 +49,8 @@ public:
     int64_t n_past() const { return n_past_; }
     int64_t n_ctx() const { return cache_.n_ctx(); }
     void reset() { n_past_ = 0; }  // the cache's contents are overwritten from position 0
+    // Keeps the first n_past positions (at most n_past()); the next eval continues after them.
+    void truncate(int64_t n_past);
     const Profile& profile() const { return profile_; }
     // Dumps every named node of the next pass into dir (see graph/trace.hpp).
     void trace_next_pass(std::string dir) { trace_dir_ = std::move(dir); }

@@ -39,15 +39,27 @@ bool room_for_copy(size_t size) {
     return pages > 0 && page > 0 && size <= size_t(pages) / 2 * size_t(page);
 }
 
+// What a file that is not a regular file is, for messages.
+const char* kind_of(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "a special file";
+}
+
 }  // namespace
 
 MappedFile::MappedFile(const std::string& path, FileMemory memory) : path_(path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer before the
+    // type check below could refuse it. It does not affect reading a regular file.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) throw Error(path + ": cannot open: " + std::strerror(errno));
     const FileDescriptor closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0) throw Error(path + ": cannot stat: " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": is " + kind_of(st.st_mode) + ", not a regular file");
     size_ = size_t(st.st_size);
     if (size_ > 0 && memory == FileMemory::HugePageCopy && room_for_copy(size_)) {
         try {

@@ -39,7 +39,12 @@ std::vector<std::string> string_array(const gguf::File& file, std::string_view k
 TokenId token_id(const gguf::File& file, std::string_view key, TokenId fallback, size_t n_tokens) {
     if (!file.find(key)) return fallback >= 0 && size_t(fallback) < n_tokens ? fallback : kNoToken;
     const uint64_t id = file.get_uint(key);
-    return id == 0xFFFFFFFFu ? kNoToken : TokenId(id);
+    if (id == 0xFFFFFFFFu) return kNoToken;
+    // Checked here, before the narrowing to TokenId could turn 2^32 + 1 into 1.
+    if (id >= n_tokens)
+        throw Error(where(file, key) + " = " + std::to_string(id) + " is not a token id (the vocabulary has " +
+                    std::to_string(n_tokens) + " tokens)");
+    return TokenId(id);
 }
 
 // Whether encoding adds BOS when tokenizer.ggml.add_bos_token is absent, as

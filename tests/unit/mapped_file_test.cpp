@@ -1,6 +1,7 @@
 // A file's bytes in memory: the file's mapped pages, or a private copy on huge
 // pages (what the CPU backend reads weights from).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <fstream>
@@ -51,6 +52,23 @@ TEST(MappedFile, HugePageCopyNamesAMissingFile) {
         FAIL() << "expected an Error";
     } catch (const Error& e) {
         gguf::test::expect_mentions(e.what(), {"/nonexistent/dir/weights.gguf", "cannot open"});
+    }
+}
+
+// A FIFO without a writer would block a plain open(2): it is refused at once
+// (the test would hang otherwise), as are devices and directories.
+TEST(MappedFile, RefusesWhatIsNotARegularFileWithoutBlocking) {
+    gguf::test::ScratchDir dir;
+    ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+    const std::pair<std::string, const char*> cases[] = {
+        {(dir / "fifo").string(), "is a FIFO"}, {"/dev/zero", "is a character device"}, {dir.path().string(), "is a directory"}};
+    for (const auto& [path, kind] : cases) {
+        try {
+            const MappedFile file(path);
+            ADD_FAILURE() << path << ": expected an Error";
+        } catch (const Error& e) {
+            gguf::test::expect_mentions(e.what(), {path, kind, "not a regular file"});
+        }
     }
 }
 

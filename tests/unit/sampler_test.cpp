@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/sampler.hpp"
@@ -175,6 +178,44 @@ TEST(Sampler, PenaltyWindowIsTheLastN) {
     s.accept(2);                     // window is now {1, 2}: 0 is free again
     EXPECT_EQ(s.sample(logits), 0);
     EXPECT_THROW(Sampler{SamplerParams{.repeat_penalty = 0.0f}}, Error);
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "expected a tessera::Error";
+    return "";
+}
+
+// NaN passes a check written as "x < min || x > max": each one is named.
+TEST(Sampler, RefusesParametersOutOfRangeOrNotFinite) {
+    const float nan = std::nanf(""), inf = INFINITY;
+    const std::pair<SamplerParams, const char*> bad[] = {
+        {{.temperature = nan}, "temperature"},       {{.temperature = inf}, "temperature"},
+        {{.top_p = 2.0f}, "top_p"},                  {{.top_p = nan}, "top_p"},
+        {{.min_p = 5.0f}, "min_p"},                  {{.min_p = -0.5f}, "min_p"},
+        {{.repeat_penalty = nan}, "repeat penalty"}, {{.frequency_penalty = inf}, "frequency penalty"},
+        {{.presence_penalty = nan}, "presence penalty"},
+    };
+    for (const auto& [params, name] : bad)
+        EXPECT_NE(error_of([&] { Sampler{params}; }).find(name), std::string::npos) << name;
+}
+
+// A NaN or +inf logit would win every comparison or none: reported, never sampled.
+TEST(Sampler, RefusesNonFiniteLogits) {
+    for (const float temperature : {0.0f, 0.8f}) {
+        Sampler s(unfiltered(temperature));
+        const std::string nan_error = error_of([&] { s.sample(std::vector<float>{1.0f, std::nanf(""), 2.0f}); });
+        EXPECT_NE(nan_error.find("token 1 is nan"), std::string::npos) << nan_error;
+        EXPECT_NE(error_of([&] { s.sample(std::vector<float>{INFINITY, 0.0f}); }).find("token 0 is inf"),
+                  std::string::npos);
+        EXPECT_NE(error_of([&] { s.sample(std::vector<float>{-INFINITY, -INFINITY}); }).find("every logit is -inf"),
+                  std::string::npos);
+        EXPECT_EQ(s.sample(std::vector<float>{-INFINITY, 1.0f}), 1);  // -inf only rules a token out
+    }
 }
 
 }  // namespace
