@@ -1,6 +1,7 @@
 #include "models/quantize_model.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstdio>
 #include <vector>
@@ -82,7 +83,10 @@ std::string file_type_name(uint32_t file_type) {
     return "ftype " + std::to_string(file_type);
 }
 
-QuantizePlan QuantizePlan::parse(const std::string& name) {
+QuantizePlan QuantizePlan::parse(const std::string& given) {
+    // Type names are upper case; "q4_k_m" is accepted as llama-quantize accepts it.
+    std::string name = given;
+    std::ranges::transform(name, name.begin(), [](unsigned char c) { return char(std::toupper(c)); });
     QuantizePlan plan;
     for (const Mix& mix : kMixes)
         if (name == mix.name) {
@@ -137,6 +141,12 @@ GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t 
     return best ? best->traits.id : GgmlType::F32;
 }
 
+bool is_fallback(const std::string& name, size_t n_dims, GgmlType chosen, const QuantizePlan& plan, bool output_tied) {
+    const bool projects_logits = name == "output.weight" || (output_tied && name == "token_embd.weight");
+    return !is_norm_or_vector(name, n_dims) && chosen != plan.target && chosen != plan.more_bits &&
+           !(projects_logits && !plan.pure);
+}
+
 QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path, const QuantizePlan& plan,
                               const std::function<void(const std::string&)>& log) {
     require_quant_type(plan.target, "quantize target");
@@ -170,10 +180,7 @@ QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path,
             const auto& to = require_quant_type(type, "quantize target for " + t.name);
             writer.add_tensor(t.name, type, t.ne, [&t, &from, &to](std::span<uint8_t> dst) { convert_rows(t, from, to, dst); });
             ++report.tensors_quantized;
-            const bool fallback = !is_norm_or_vector(t.name, t.ne.size()) && type != plan.target &&
-                                  type != plan.more_bits &&
-                                  !((t.name == "output.weight" || (output_tied && t.name == "token_embd.weight")) &&
-                                    !plan.pure);
+            const bool fallback = is_fallback(t.name, t.ne.size(), type, plan, output_tied);
             if (fallback) ++report.tensors_fallback;
             std::snprintf(line, sizeof line, "%-32s %-7s -> %-7s%s", t.name.c_str(), std::string(t.type.name).c_str(),
                           std::string(out_traits.name).c_str(),

@@ -23,7 +23,7 @@ struct QuantizePlan {
     bool pure = false;
     int threads = 0;  // 0: OpenMP default
 
-    // A type name ("Q4_0", "F16", ...) or a mix ("Q4_K_M", "Q5_K_M"); throws
+    // A type name ("Q4_0", "F16", ...) or a mix ("Q4_K_M", "Q5_K_M"), in any case; throws
     // an Error naming the choices for anything else, or a type the build left out.
     static QuantizePlan parse(const std::string& name);
     std::string name() const;
@@ -48,6 +48,13 @@ struct QuantizeReport {
 // projects the logits and gets the output's type (as llama.cpp quantizes it).
 GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
                             const QuantizePlan& plan, int64_t n_layer, bool output_tied = false);
+
+// Whether `chosen`, choose_tensor_type's answer for a tensor, is a fallback
+// from what the plan asks for (rows that do not fit its block): neither the
+// source type of a norm or vector, nor the plan's type, its more-bits type or
+// the Q6_K of the output projection.
+bool is_fallback(const std::string& name, size_t n_dims, GgmlType chosen, const QuantizePlan& plan,
+                 bool output_tied = false);
 
 // The name of a llama.cpp general.file_type value ("Q4_0", "Q4_K_M", ...), or "ftype N".
 std::string file_type_name(uint32_t file_type);

@@ -126,8 +126,8 @@ std::vector<std::string> preset_shape_names() {
     return {"tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "llama-3.2-1b", "llama-3.1-8b", "qwen3-0.6b", "qwen3-8b"};
 }
 
-uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& path,
-                               const std::function<void(uint64_t, uint64_t)>& progress) {
+SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::string& path,
+                                      const std::function<void(uint64_t, uint64_t)>& progress) {
     const ModelShape& s = model.shape;
     s.check();
     const Architecture* arch = find_architecture(model.arch);
@@ -153,12 +153,16 @@ uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& p
     if (const auto ftype = model.plan.llama_file_type()) w.add_kv("general.file_type", Value{*ftype});
     add_vocabulary(w, arch_name, s.n_vocab);
 
-    uint64_t tensor_index = 0, bytes = 0;
+    uint64_t tensor_index = 0;
+    SyntheticReport report;
+    uint64_t& bytes = report.tensor_bytes;
     // A matrix of `rows` rows of `row_elems` random values, in the plan's type for it.
     auto matrix = [&](const std::string& name, int64_t row_elems, int64_t rows) {
         const GgmlType type = choose_tensor_type(name, uint64_t(row_elems), 2, GgmlType::F32, model.plan, s.n_layer,
                                                   s.tied_output);
         const QuantTypeEntry& entry = require_quant_type(type, name);
+        if (is_fallback(name, 2, type, model.plan, s.tied_output))
+            report.fallbacks.push_back(name + " (" + std::string(entry.traits.name) + ")");
         const size_t row_bytes = entry.row_bytes(row_elems);
         bytes += row_bytes * size_t(rows);
         w.add_tensor(name, type, {uint64_t(row_elems), uint64_t(rows)},
@@ -207,7 +211,7 @@ uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& p
     for (int l = 0; l < int(s.n_layer); ++l)
         for (const TensorSpec& spec : arch->layer) add_spec(spec, l);
     w.write(path, progress);
-    return bytes;
+    return report;
 }
 
 }  // namespace tessera::model

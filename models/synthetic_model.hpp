@@ -63,9 +63,15 @@ struct SyntheticModel {
     uint64_t seed = 1;
 };
 
+struct SyntheticReport {
+    uint64_t tensor_bytes = 0;
+    // "name (TYPE)" of each weight whose rows do not fit the plan's block and
+    // that got a fallback type instead (as `tessera quantize` chooses one).
+    std::vector<std::string> fallbacks;
+};
+
 // Writes the model to path; progress(done_bytes, total_bytes) after each tensor.
-// Returns the file's tensor bytes.
-uint64_t write_synthetic_model(const SyntheticModel& model, const std::string& path,
-                               const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
+SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::string& path,
+                                      const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
 
 }  // namespace tessera::model

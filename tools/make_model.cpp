@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "kernels/quant/ggml_type.hpp"
 #include "models/synthetic_model.hpp"
 #include "support/error.hpp"
 #include "tools/commands.hpp"
@@ -49,13 +50,26 @@ void run_make_model(const MakeModelOptions& o) {
         std::fprintf(stderr, "%s: %s %s, %.2f B parameters, %s\n", o.out.c_str(), m.arch.c_str(),
                      m.shape.name.c_str(), double(m.shape.n_params()) / 1e9, m.plan.name().c_str());
     int shown = -1;
-    const uint64_t bytes = model::write_synthetic_model(m, o.out, [&](uint64_t done, uint64_t total) {
+    const model::SyntheticReport report = model::write_synthetic_model(m, o.out, [&](uint64_t done, uint64_t total) {
         const int percent = total > 0 ? int(100 * done / total) : 100;
         if (o.quiet || percent == shown) return;
         shown = percent;
-        std::fprintf(stderr, "\rwriting %s: %3d%% of %.1f MB", o.out.c_str(), percent, double(total) / 1e6);
+        std::fprintf(stderr, "\rwriting %s: %3d%% of %.1f MiB", o.out.c_str(), percent, double(total) / (1 << 20));
     });
-    if (!o.quiet) std::fprintf(stderr, "\n%s: %.1f MB of tensors\n", o.out.c_str(), double(bytes) / 1e6);
+    if (!o.quiet)
+        std::fprintf(stderr, "\n%s: %.1f MiB of tensors\n", o.out.c_str(), double(report.tensor_bytes) / (1 << 20));
+    // Even with -q: the file's type name promises what these tensors are not.
+    if (!report.fallbacks.empty()) {
+        const auto block = ggml_type_traits(m.plan.target).block_elems;
+        std::string names;
+        for (size_t i = 0; i < report.fallbacks.size() && i < 4; ++i) names += (i ? ", " : "") + report.fallbacks[i];
+        if (report.fallbacks.size() > 4) names += " and " + std::to_string(report.fallbacks.size() - 4) + " more";
+        std::fprintf(stderr,
+                     "warning: %zu weight%s of %s have rows that are not a multiple of %s's block of %llu values; "
+                     "written in another type instead: %s\n",
+                     report.fallbacks.size(), report.fallbacks.size() > 1 ? "s" : "", o.out.c_str(),
+                     m.plan.name().c_str(), static_cast<unsigned long long>(block), names.c_str());
+    }
 }
 
 }  // namespace
