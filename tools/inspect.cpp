@@ -4,6 +4,7 @@
 
 #include "models/gguf/file.hpp"
 #include "tools/commands.hpp"
+#include "tools/terminal_text.hpp"
 #include "tools/value_format.hpp"
 
 namespace tessera::cli {
@@ -31,28 +32,29 @@ void print_json(const gguf::File& file) {
                            {"shape", t.ne},
                            {"offset", t.offset},
                            {"bytes", t.data.size()}});
-    std::cout << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    // ensure_ascii: every character beyond ASCII, control characters too, as \uXXXX (safe on a terminal).
+    std::cout << out.dump(1, ' ', true, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 void print_text(const gguf::File& file, size_t max_items) {
     std::printf("%s: GGUF v%u, alignment %u, %zu metadata keys, %zu tensors, data at offset %llu\n\n",
-                file.name().c_str(), file.version(), file.alignment(), file.metadata().size(),
+                terminal_safe(file.name()).c_str(), file.version(), file.alignment(), file.metadata().size(),
                 file.tensors().size(), static_cast<unsigned long long>(file.data_offset()));
     size_t key_width = 3;
-    for (const auto& kv : file.metadata()) key_width = std::max(key_width, kv.key.size());
+    for (const auto& kv : file.metadata()) key_width = std::max(key_width, terminal_safe(kv.key).size());
     std::printf("%-*s  %-7s  %s\n", int(key_width), "key", "type", "value");
     for (const auto& kv : file.metadata())
-        std::printf("%-*s  %-7s  %s\n", int(key_width), kv.key.c_str(),
+        std::printf("%-*s  %-7s  %s\n", int(key_width), terminal_safe(kv.key).c_str(),
                     std::string(gguf::value_type_name(kv.value.type())).c_str(),
                     format_value(kv.value, max_items).c_str());
 
     size_t name_width = 4;
     uint64_t total = 0;
-    for (const auto& t : file.tensors()) name_width = std::max(name_width, t.name.size());
+    for (const auto& t : file.tensors()) name_width = std::max(name_width, terminal_safe(t.name).size());
     std::printf("\n%-*s  %-7s  %-22s  %12s\n", int(name_width), "name", "type", "shape", "bytes");
     for (const auto& t : file.tensors()) {
-        std::printf("%-*s  %-7s  %-22s  %12zu\n", int(name_width), t.name.c_str(), std::string(t.type.name).c_str(),
-                    t.shape_string().c_str(), t.data.size());
+        std::printf("%-*s  %-7s  %-22s  %12zu\n", int(name_width), terminal_safe(t.name).c_str(),
+                    std::string(t.type.name).c_str(), t.shape_string().c_str(), t.data.size());
         total += t.data.size();
     }
     std::printf("\n%zu tensors, %.2f MiB of tensor data\n", file.tensors().size(), double(total) / (1 << 20));

@@ -1,22 +1,18 @@
 #include "tools/value_format.hpp"
 
+#include "tools/terminal_text.hpp"
+
 #include <sstream>
 #include <variant>
 
 namespace tessera::cli {
 namespace {
 
-std::string quoted(const std::string& s, size_t max_chars = 60) {
+// In double quotes (a quote inside as \"), safe for a terminal, cut after max_bytes.
+std::string quoted(const std::string& s, size_t max_bytes = 60) {
     std::string out = "\"";
-    for (size_t i = 0; i < s.size() && i < max_chars; ++i) {
-        const char c = s[i];
-        if (c == '\n') out += "\\n";
-        else if (c == '\t') out += "\\t";
-        else if (c == '"') out += "\\\"";
-        else if (static_cast<unsigned char>(c) < 0x20) out += "\\x" + std::to_string(int(c));
-        else out += c;
-    }
-    if (s.size() > max_chars) out += "...";
+    for (const char c : terminal_safe(std::string_view(s).substr(0, max_bytes))) out += c == '"' ? "\\\"" : std::string(1, c);
+    if (s.size() > max_bytes) out += "...";
     return out + "\"";
 }
 
