@@ -15,6 +15,7 @@
 #include <fstream>
 #include <numeric>
 #include <span>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -160,13 +161,28 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
             {"samples_ts", r.rates()}};
 }
 
+// A CSV field (RFC 4180): strings, and arrays as their items joined by
+// commas, in double quotes with quotes doubled; numbers as they are.
+std::string csv_field(const nlohmann::json& v) {
+    if (!v.is_string() && !v.is_array()) return v.dump();
+    std::string text;
+    if (v.is_string()) {
+        text = v.get<std::string>();
+    } else {
+        for (const auto& item : v) text += (text.empty() ? "" : ",") + item.dump();
+    }
+    std::string quoted = "\"";
+    for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
 void run_bench(const BenchOptions& o) {
     if (o.reps < 1) throw Error("-r must be at least 1");
     if (o.warmups < 0) throw Error("-w must be >= 0");
     if (o.n_prompt < 0 || o.n_gen < 0 || o.n_prompt + o.n_gen == 0) throw Error("-p and -n must be >= 0, not both 0");
     if (o.n_depth < 0) throw Error("-d must be >= 0");
     const auto m = open_model(o.in);
-    model::SessionOptions options = session_options(o.in);
+    model::SessionOptions options = session_options(o.in, *m);
     const int positions = o.n_depth + std::max(o.n_prompt, o.n_gen);
     options.n_ctx = std::max<int64_t>(options.n_ctx, positions);
     options.batch = std::max<int64_t>(options.batch, o.n_prompt);
@@ -217,18 +233,17 @@ void run_bench(const BenchOptions& o) {
         nlohmann::json all = nlohmann::json::array();
         for (const auto& r : results) all.push_back(to_json(o, facts, threads, r));
         std::printf("%s\n", all.dump(2).c_str());
-    } else {
-        const char* fields[] = {"build_commit", "model_filename", "model_type", "model_size", "model_n_params", "n_threads",
-                                "type_k", "activations", "n_prompt", "n_gen", "n_depth", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts"};
-        for (size_t i = 0; i < std::size(fields); ++i) std::printf("%s%s", i ? "," : "", fields[i]);
-        std::printf("\n");
+    } else {  // the JSON's fields, in its order, one row per test
+        bool header = true;
         for (const auto& r : results) {
             const nlohmann::json j = to_json(o, facts, threads, r);
-            for (size_t i = 0; i < std::size(fields); ++i) {
-                const auto& v = j[fields[i]];
-                std::printf("%s%s", i ? "," : "", v.is_string() ? ("\"" + v.get<std::string>() + "\"").c_str() : v.dump().c_str());
+            std::string names, values;
+            for (const auto& [name, v] : j.items()) {
+                names += (names.empty() ? "" : ",") + name;
+                values += (values.empty() ? "" : ",") + csv_field(v);
             }
-            std::printf("\n");
+            if (std::exchange(header, false)) std::printf("%s\n", names.c_str());
+            std::printf("%s\n", values.c_str());
         }
     }
 }

@@ -23,7 +23,7 @@ void run_logits(const LogitsOptions& o) {
     const auto m = open_model(o.in);
     const auto tokenizer = tokenizer::Tokenizer::from_gguf(m->file());
     const std::vector<int32_t> tokens = prompt_tokens(o.in, *tokenizer);
-    model::Session session(*m, session_options(o.in));
+    model::Session session(*m, session_options(o.in, *m));
     const std::vector<float> logits = session.eval(tokens, o.all);
     print_notice(session);
     out.write(std::span<const float>(logits));

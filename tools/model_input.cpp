@@ -1,20 +1,31 @@
 #include "tools/model_input.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "support/error.hpp"
+#include "support/mapped_file.hpp"
+#include "tools/option_checks.hpp"
 
 namespace tessera::cli {
 
 void add_model_options(CLI::App& cmd, ModelInput& in) {
-    cmd.add_option("-m,--model", in.model, "GGUF model file");
-    cmd.add_option("-t,--threads", in.threads, "CPU threads (default: all cores)");
-    cmd.add_option("--ctx", in.ctx, "Context size in tokens")->capture_default_str();
-    cmd.add_option("--batch", in.batch, "Prompt tokens per graph pass")->capture_default_str();
+    cmd.add_option("-m,--model", in.model,
+                   "GGUF model file: a Llama-family GGUF such as TinyLlama-1.1B-Chat (tinyllama-1.1b-chat-v1.0.Q4_0.gguf "
+                   "from Hugging Face), or a test model of ../shared/conformance/models/")
+        ->required();
+    cmd.add_option("-t,--threads", in.threads, "CPU threads (0: all cores)")
+        ->check(CLI::Range(0, max_threads()))
+        ->capture_default_str();
+    in.ctx_option = cmd.add_option("-c,--ctx", in.ctx,
+                                   "Context size in tokens (0: the model's training context; at most that)")
+                        ->check(CLI::Range(int64_t{0}, int64_t{1} << 40))
+                        ->capture_default_str();
+    cmd.add_option("--batch", in.batch, "Prompt tokens per graph pass")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+        ->capture_default_str();
     cmd.add_option("--kv-type", in.kv_type, "KV cache type")->check(CLI::IsMember({"f16", "f32"}))->capture_default_str();
     cmd.add_option("--activations", in.activations,
                    "How matmuls round activations: q16 (16-bit blocks, close to exact) or q8 (8-bit: llama.cpp's "
@@ -26,7 +37,9 @@ void add_model_options(CLI::App& cmd, ModelInput& in) {
                    "works, else cpu)")
         ->check(CLI::IsMember({"cpu", "vulkan", "auto"}))
         ->capture_default_str();
-    cmd.add_option("--device", in.device, "Vulkan device index (see `tessera devices`)")->capture_default_str();
+    cmd.add_option("--device", in.device, "Vulkan device index (see `tessera devices`)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     cmd.add_flag("--no-fuse", in.no_fuse,
                  "Run every graph node on its own (a GPU otherwise computes norms, rope, cache stores and swiglu "
                  "inside the matvecs that read them), to compare with the fused result");
@@ -45,17 +58,21 @@ void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional) {
     cmd.add_flag("--special", in.special, "Recognize control tokens written in the prompt (e.g. </s>)");
 }
 
-std::string read_exact(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open");
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+std::string read_prompt_file(const std::string& path) {
+    // Far more text than any context holds; a larger file is a wrong path.
+    constexpr size_t kMaxBytes = size_t(256) << 20;
+    try {
+        const MappedFile file(path);
+        if (file.bytes().size() > kMaxBytes)
+            throw Error(path + ": " + std::to_string(file.bytes().size() >> 20) +
+                        " MiB, more than a prompt file may hold (256 MiB)");
+        return {reinterpret_cast<const char*>(file.bytes().data()), file.bytes().size()};
+    } catch (const Error& e) {
+        throw Error(std::string("prompt file (-f): ") + e.what());
+    }
 }
 
 std::unique_ptr<model::Model> open_model(const ModelInput& in) {
-    if (in.model.empty())
-        throw Error("no model given: pass -m FILE.gguf, a Llama-family GGUF such as TinyLlama-1.1B-Chat "
-                    "(e.g. tinyllama-1.1b-chat-v1.0.Q4_0.gguf from Hugging Face), or one of the test models in "
-                    "../shared/conformance/models/");
     const auto start = std::chrono::steady_clock::now();
     const FileMemory memory = in.backend == "cpu" && !in.mmap ? FileMemory::HugePageCopy : FileMemory::Mapped;
     auto m = std::make_unique<model::Model>(gguf::File::open(in.model, memory));
@@ -73,32 +90,46 @@ std::unique_ptr<model::Model> open_model(const ModelInput& in) {
         if (bytes.size() > report) std::fprintf(stderr, "\rloading %s: 100%%\n", in.model.c_str());
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "loaded %s (%.1f MB, %s) in %.2f s\n", in.model.c_str(), double(bytes.size()) / 1e6,
+    std::fprintf(stderr, "loaded %s (%.1f MiB, %s) in %.2f s\n", in.model.c_str(), double(bytes.size()) / (1 << 20),
                  m->file().is_copy() ? "copied to huge pages" : "mapped", seconds);
     return m;
 }
 
 std::vector<int32_t> prompt_tokens(const ModelInput& in, const tokenizer::Tokenizer& tokenizer) {
     if (!in.tokens.empty()) {
+        const size_t n_vocab = tokenizer.vocab().size();
         std::vector<int32_t> ids;
         std::stringstream ss(in.tokens);
         for (std::string item; std::getline(ss, item, ',');) {
-            try {
-                size_t used = 0;
-                ids.push_back(int32_t(std::stol(item, &used)));
-                if (used != item.size()) throw std::invalid_argument(item);
-            } catch (const std::logic_error&) {
+            const size_t first = item.find_first_not_of(' '), last = item.find_last_not_of(' ');
+            const std::string_view digits =
+                first == std::string::npos ? std::string_view() : std::string_view(item).substr(first, last - first + 1);
+            uint64_t id = 0;
+            const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+            if (digits.empty() || ec == std::errc::invalid_argument || end != digits.data() + digits.size())
                 throw Error("--tokens: '" + item + "' is not a token id");
-            }
+            if (ec == std::errc::result_out_of_range || id >= n_vocab)
+                throw Error("--tokens: " + std::string(digits) + " is not a token id (the vocabulary has " +
+                            std::to_string(n_vocab) + " tokens)");
+            ids.push_back(int32_t(id));
         }
         return ids;
     }
-    const std::string text = in.prompt_file.empty() ? in.prompt : read_exact(in.prompt_file);
+    const std::string text = in.prompt_file.empty() ? in.prompt : read_prompt_file(in.prompt_file);
     return tokenizer.encode(text, {.add_special = true, .parse_special = in.special});
 }
 
-model::SessionOptions session_options(const ModelInput& in) {
-    return {.n_ctx = in.ctx,
+model::SessionOptions session_options(const ModelInput& in, const model::Model& model) {
+    const int64_t train = model.hparams().n_ctx_train;
+    int64_t n_ctx = in.ctx == 0 ? train : in.ctx;
+    if (n_ctx > train) {
+        if (in.ctx_option && in.ctx_option->count() > 0)
+            std::fprintf(stderr, "warning: --ctx %lld is more than %s's training context of %lld tokens: using %lld\n",
+                         static_cast<long long>(n_ctx), model.file().name().c_str(), static_cast<long long>(train),
+                         static_cast<long long>(train));
+        n_ctx = train;
+    }
+    return {.n_ctx = n_ctx,
             .kv_type = in.kv_type == "f32" ? GgmlType::F32 : GgmlType::F16,
             .batch = in.batch,
             .n_threads = in.threads,

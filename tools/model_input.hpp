@@ -18,7 +18,8 @@ struct ModelInput {
     std::string model;
     std::string prompt, prompt_file, tokens;
     int threads = 0;
-    int64_t ctx = 2048;
+    int64_t ctx = 2048;  // 0: the model's training context
+    const CLI::Option* ctx_option = nullptr;  // whether --ctx was given
     int64_t batch = 512;
     std::string kv_type = "f16";
     std::string activations = "q16";
@@ -29,20 +30,24 @@ struct ModelInput {
     bool special = false;
 };
 
-// -m, -t, --ctx, --batch, --kv-type, --activations, --backend, --device, --no-fuse, --mmap.
+// -m (required), -t, -c/--ctx, --batch, --kv-type, --activations, --backend,
+// --device, --no-fuse, --mmap; numbers checked against their ranges.
 void add_model_options(CLI::App& cmd, ModelInput& in);
 // -p / -f / --tokens (one of them required unless `optional`), --special.
 void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional = false);
 
-// The file's exact bytes.
-std::string read_exact(const std::string& path);
+// A prompt file's exact bytes (-f): a regular file only, so that /dev/zero,
+// a FIFO or a directory get an error instead of an endless or failing read.
+std::string read_prompt_file(const std::string& path);
 
-// Opens the model (explaining how to get one when -m is missing) and touches
-// its pages with progress on stderr for large files.
+// Opens the model and touches its pages with progress on stderr for large files.
 std::unique_ptr<model::Model> open_model(const ModelInput& in);
-// The prompt's token ids: --tokens as given, else the text tokenized with BOS as the model adds it.
+// The prompt's token ids: --tokens as given (each checked against the
+// vocabulary), else the text tokenized with BOS as the model adds it.
 std::vector<int32_t> prompt_tokens(const ModelInput& in, const tokenizer::Tokenizer& tokenizer);
-model::SessionOptions session_options(const ModelInput& in);
+// The session's options; --ctx 0 is the model's training context, and a
+// --ctx above it is capped to it with a warning on stderr.
+model::SessionOptions session_options(const ModelInput& in, const model::Model& model);
 // Prints what the session has to say about where it runs (a fallback to the CPU) to stderr.
 void print_notice(model::Session& session);
 

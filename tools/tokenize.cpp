@@ -24,7 +24,7 @@ struct TokenizeOptions {
 void run_tokenize(const TokenizeOptions& opts) {
     const auto file = gguf::File::open(opts.model);
     const auto tokenizer = tokenizer::Tokenizer::from_gguf(file);
-    const std::string text = opts.file.empty() ? opts.prompt : read_exact(opts.file);
+    const std::string text = opts.file.empty() ? opts.prompt : read_prompt_file(opts.file);
     const auto ids = tokenizer->encode(text, {.add_special = !opts.no_bos, .parse_special = opts.special});
     if (opts.pieces) {
         for (const auto id : ids) std::cout << id << '\t' << tokenizer->vocab().text(id) << '\n';

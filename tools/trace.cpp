@@ -17,7 +17,7 @@ void run_trace(const TraceOptions& o) {
     const auto m = open_model(o.in);
     const auto tokenizer = tokenizer::Tokenizer::from_gguf(m->file());
     const std::vector<int32_t> tokens = prompt_tokens(o.in, *tokenizer);
-    model::Session session(*m, session_options(o.in));
+    model::Session session(*m, session_options(o.in, *m));
     session.trace_next_pass(o.dir);
     session.eval(tokens);
     print_notice(session);
