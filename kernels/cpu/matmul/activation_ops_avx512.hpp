@@ -68,10 +68,15 @@ struct ActivationOps<xsimd::avx512bw> {
                                        _mm512_sub_epi32(b, _mm512_slli_epi32(hb, 8))));
         });
     }
-    // Lane l of 32 bytes: the sum of bytes 4l .. 4l + 3.
+    // Lane l of 32 bytes: the sum of bytes 4l .. 4l + 3. The portable build's
+    // AVX-512 arch has no VNNI (Skylake-X): there, pairs, then pairs of pairs.
     static __m256i sum4_32(const int8_t* a) {
-        return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1),
-                                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)));
+        const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+#if defined(__AVX512VNNI__)
+        return _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), bytes);
+#else
+        return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), bytes), _mm256_set1_epi16(1));
+#endif
     }
     template <bool kAdd>
     static void sums4(const int8_t* a, int64_t n, int32_t c, int32_t* out) {
