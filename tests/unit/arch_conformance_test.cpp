@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance.hpp"
+#include "logit_compare.hpp"
 #include "models/model.hpp"
 #include "models/session.hpp"
 #include "vulkan_test_util.hpp"
@@ -30,31 +31,9 @@ using nlohmann::json;
 const char* const kArchitectures[] = {"llama3", "qwen3"};
 const char* const kTypes[] = {"F32", "Q8_0", "Q4_K_M"};
 
-std::vector<float> read_f32(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + p.string());
-    std::vector<float> v(size_t(fs::file_size(p) / 4));
-    in.read(reinterpret_cast<char*>(v.data()), std::streamsize(v.size() * 4));
-    return v;
-}
-
-// KL(softmax(p) || softmax(q)), in nats.
-double kl(std::span<const float> p, std::span<const float> q) {
-    const double pmax = *std::max_element(p.begin(), p.end()), qmax = *std::max_element(q.begin(), q.end());
-    double ps = 0, qs = 0;
-    for (size_t i = 0; i < p.size(); ++i) {
-        ps += std::exp(double(p[i]) - pmax);
-        qs += std::exp(double(q[i]) - qmax);
-    }
-    double sum = 0;
-    for (size_t i = 0; i < p.size(); ++i) {
-        const double lp = double(p[i]) - pmax - std::log(ps), lq = double(q[i]) - qmax - std::log(qs);
-        sum += std::exp(lp) * (lp - lq);
-    }
-    return sum;
-}
-
-int argmax(std::span<const float> v) { return int(std::max_element(v.begin(), v.end()) - v.begin()); }
+using test::argmax;
+using test::kl;
+using test::read_f32;
 
 // How far llama.cpp's top-1 leads its top-2.
 double top_gap(std::span<const float> v) {

@@ -1,0 +1,42 @@
+// What the conformance tests compare logits with: golden files of raw
+// float32, KL divergence of the softmaxes, argmax.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+namespace tessera::test {
+
+// A headerless little-endian float32 file.
+inline std::vector<float> read_f32(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    std::vector<float> v(size_t(std::filesystem::file_size(p) / 4));
+    in.read(reinterpret_cast<char*>(v.data()), std::streamsize(v.size() * 4));
+    return v;
+}
+
+// KL(softmax(p) || softmax(q)), in nats.
+inline double kl(std::span<const float> p, std::span<const float> q) {
+    const double pmax = *std::max_element(p.begin(), p.end()), qmax = *std::max_element(q.begin(), q.end());
+    double ps = 0, qs = 0;
+    for (size_t i = 0; i < p.size(); ++i) {
+        ps += std::exp(double(p[i]) - pmax);
+        qs += std::exp(double(q[i]) - qmax);
+    }
+    double sum = 0;
+    for (size_t i = 0; i < p.size(); ++i) {
+        const double lp = double(p[i]) - pmax - std::log(ps), lq = double(q[i]) - qmax - std::log(qs);
+        sum += std::exp(lp) * (lp - lq);
+    }
+    return sum;
+}
+
+inline int argmax(std::span<const float> v) { return int(std::max_element(v.begin(), v.end()) - v.begin()); }
+
+}  // namespace tessera::test
