@@ -18,19 +18,17 @@ constexpr TensorSpec kGlobals[] = {
     {.role = "rope_freqs", .name = "rope_freqs.weight", .shape = {"n_rot/2"}, .optional = true},
 };
 
+using namespace layer_tensors;
 constexpr TensorSpec kLayer[] = {
-    {.role = "attn_norm", .name = "blk.{i}.attn_norm.weight", .shape = {"n_embd"}},
-    {.role = "attn_q", .name = "blk.{i}.attn_q.weight", .shape = {"n_embd", "n_head*head_dim"}, .bias = Bias::Optional},
-    {.role = "attn_k", .name = "blk.{i}.attn_k.weight", .shape = {"n_embd", "n_head_kv*head_dim"},
-     .bias = Bias::Optional},
-    {.role = "attn_v", .name = "blk.{i}.attn_v.weight", .shape = {"n_embd", "n_head_kv*head_dim"},
-     .bias = Bias::Optional},
-    {.role = "attn_output", .name = "blk.{i}.attn_output.weight", .shape = {"n_head*head_dim", "n_embd"},
-     .bias = Bias::Optional},
-    {.role = "ffn_norm", .name = "blk.{i}.ffn_norm.weight", .shape = {"n_embd"}},
-    {.role = "ffn_gate", .name = "blk.{i}.ffn_gate.weight", .shape = {"n_embd", "n_ff"}, .bias = Bias::Optional},
-    {.role = "ffn_up", .name = "blk.{i}.ffn_up.weight", .shape = {"n_embd", "n_ff"}, .bias = Bias::Optional},
-    {.role = "ffn_down", .name = "blk.{i}.ffn_down.weight", .shape = {"n_ff", "n_embd"}, .bias = Bias::Optional},
+    attn_norm,
+    attn_q(Bias::Optional),
+    attn_k(Bias::Optional),
+    attn_v(Bias::Optional),
+    attn_output(Bias::Optional),
+    ffn_norm,
+    ffn_gate(Bias::Optional),
+    ffn_up(Bias::Optional),
+    ffn_down(Bias::Optional),
 };
 
 Tensor* block(Layer& layer, Tensor* x) { return pre_norm_block(layer, x, {.rope = cpu::RopeMode::Normal}); }

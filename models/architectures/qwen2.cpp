@@ -7,18 +7,10 @@ namespace tessera::model::architectures {
 
 namespace {
 
+using namespace layer_tensors;
 constexpr TensorSpec kLayer[] = {
-    {.role = "attn_norm", .name = "blk.{i}.attn_norm.weight", .shape = {"n_embd"}},
-    {.role = "attn_q", .name = "blk.{i}.attn_q.weight", .shape = {"n_embd", "n_head*head_dim"}, .bias = Bias::Required},
-    {.role = "attn_k", .name = "blk.{i}.attn_k.weight", .shape = {"n_embd", "n_head_kv*head_dim"},
-     .bias = Bias::Required},
-    {.role = "attn_v", .name = "blk.{i}.attn_v.weight", .shape = {"n_embd", "n_head_kv*head_dim"},
-     .bias = Bias::Required},
-    {.role = "attn_output", .name = "blk.{i}.attn_output.weight", .shape = {"n_head*head_dim", "n_embd"}},
-    {.role = "ffn_norm", .name = "blk.{i}.ffn_norm.weight", .shape = {"n_embd"}},
-    {.role = "ffn_gate", .name = "blk.{i}.ffn_gate.weight", .shape = {"n_embd", "n_ff"}},
-    {.role = "ffn_up", .name = "blk.{i}.ffn_up.weight", .shape = {"n_embd", "n_ff"}},
-    {.role = "ffn_down", .name = "blk.{i}.ffn_down.weight", .shape = {"n_ff", "n_embd"}},
+    attn_norm, attn_q(Bias::Required), attn_k(Bias::Required), attn_v(Bias::Required), attn_output(),
+    ffn_norm,  ffn_gate(),             ffn_up(),               ffn_down(),
 };
 
 Tensor* block(Layer& layer, Tensor* x) { return pre_norm_block(layer, x, {.rope = cpu::RopeMode::Neox}); }

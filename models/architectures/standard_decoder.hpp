@@ -32,6 +32,43 @@ inline constexpr TensorSpec kStandardGlobals[] = {
      .tied_to = "token_embd"},
 };
 
+// The per-layer tensors of those architectures, GGUF names and shapes, each
+// projection with the bias its architecture gives it.
+namespace layer_tensors {
+
+constexpr TensorSpec projection(std::string_view role, std::string_view name, std::string_view in,
+                                std::string_view out, Bias bias) {
+    return {.role = role, .name = name, .shape = {in, out}, .bias = bias};
+}
+constexpr TensorSpec attn_norm{.role = "attn_norm", .name = "blk.{i}.attn_norm.weight", .shape = {"n_embd"}};
+constexpr TensorSpec ffn_norm{.role = "ffn_norm", .name = "blk.{i}.ffn_norm.weight", .shape = {"n_embd"}};
+// Per-head norms of q and k (Qwen3).
+constexpr TensorSpec attn_q_norm{.role = "attn_q_norm", .name = "blk.{i}.attn_q_norm.weight", .shape = {"head_dim"}};
+constexpr TensorSpec attn_k_norm{.role = "attn_k_norm", .name = "blk.{i}.attn_k_norm.weight", .shape = {"head_dim"}};
+constexpr TensorSpec attn_q(Bias bias = Bias::None) {
+    return projection("attn_q", "blk.{i}.attn_q.weight", "n_embd", "n_head*head_dim", bias);
+}
+constexpr TensorSpec attn_k(Bias bias = Bias::None) {
+    return projection("attn_k", "blk.{i}.attn_k.weight", "n_embd", "n_head_kv*head_dim", bias);
+}
+constexpr TensorSpec attn_v(Bias bias = Bias::None) {
+    return projection("attn_v", "blk.{i}.attn_v.weight", "n_embd", "n_head_kv*head_dim", bias);
+}
+constexpr TensorSpec attn_output(Bias bias = Bias::None) {
+    return projection("attn_output", "blk.{i}.attn_output.weight", "n_head*head_dim", "n_embd", bias);
+}
+constexpr TensorSpec ffn_gate(Bias bias = Bias::None) {
+    return projection("ffn_gate", "blk.{i}.ffn_gate.weight", "n_embd", "n_ff", bias);
+}
+constexpr TensorSpec ffn_up(Bias bias = Bias::None) {
+    return projection("ffn_up", "blk.{i}.ffn_up.weight", "n_embd", "n_ff", bias);
+}
+constexpr TensorSpec ffn_down(Bias bias = Bias::None) {
+    return projection("ffn_down", "blk.{i}.ffn_down.weight", "n_ff", "n_embd", bias);
+}
+
+}  // namespace layer_tensors
+
 // x + attention(norm(x)), then + swiglu(norm(x)): Llama's block, Qwen2's and
 // Qwen3's with their own attention.
 inline Tensor* pre_norm_block(Layer& layer, Tensor* x, const AttentionSpec& attention) {
