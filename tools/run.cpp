@@ -6,6 +6,7 @@
 // template; -i chats on stdin, keeping the context between turns.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include "models/chat_template.hpp"
@@ -50,7 +51,8 @@ void generate_text(Generator& gen, const RunOptions& o, const std::vector<int32_
 
 // The first message (-p / -f, if any), then with -i every non-empty line of
 // stdin until its end or Ctrl-C at the prompt.
-void chat(Generator& gen, const RunOptions& o, const model::Model& m, const tokenizer::Tokenizer& tok) {
+void chat(Generator& gen, const RunOptions& o, const model::Model& m, const tokenizer::Tokenizer& tok,
+          SigintHandler* sigint) {
     const ChatTemplate tmpl = ChatTemplate::for_model(m.file(), o.chat_template);
     if (!tmpl.warning().empty()) std::fprintf(stderr, "warning: %s\n", tmpl.warning().c_str());
     if (o.no_think && !tmpl.has_thinking_switch())
@@ -62,12 +64,11 @@ void chat(Generator& gen, const RunOptions& o, const model::Model& m, const toke
         if (!conversation.turn(first, nullptr)) throw Error("the message does not fit the context");
         return;
     }
-    SigintHandler sigint;
-    const auto interrupted = [&] { return sigint.raised(); };
+    const auto interrupted = [sigint] { return sigint->raised(); };
     if (!first.empty()) conversation.turn(first, interrupted);
     StdinLines lines;
     for (std::string line;;) {
-        sigint.clear();
+        sigint->clear();
         std::fputs("> ", stderr);
         std::fflush(stderr);
         if (lines.next(line, interrupted) != StdinLines::Result::Line) {
@@ -80,6 +81,9 @@ void chat(Generator& gen, const RunOptions& o, const model::Model& m, const toke
 }
 
 void run_generate(RunOptions o) {
+    // Before any thread starts, so that every thread inherits its block of SIGINT.
+    std::optional<SigintHandler> sigint;
+    if (o.interactive) sigint.emplace();
     const auto m = open_model(o.in);
     const auto tok = tokenizer::Tokenizer::from_gguf(m->file());
     const model::SessionOptions session = [&] {
@@ -96,7 +100,7 @@ void run_generate(RunOptions o) {
     o.sampling.penalty_last_n = o.repeat_last_n < 0 ? int(session.n_ctx) : o.repeat_last_n;
     Generator gen(*m, *tok, session, o.sampling);
     if (o.chat || o.interactive) {
-        chat(gen, o, *m, *tok);
+        chat(gen, o, *m, *tok, sigint ? &*sigint : nullptr);
     } else {
         // An empty text is BOS alone where the model adds one (llama.cpp's behaviour), else nothing.
         const std::vector<int32_t> prompt = prompt_tokens(o.in, *tok);

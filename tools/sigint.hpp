@@ -1,8 +1,10 @@
-// Ctrl-C in an interactive chat. While a SigintHandler lives, the first
-// SIGINT only raises a flag: the reply in progress stops at its next token,
-// and a wait for input ends (the chat then exits). A second SIGINT before the
-// flag is cleared (the chat is busy where it does not look: a long prompt
-// pass) ends the program at once, with a newline after what was printed.
+// Ctrl-C in an interactive chat. A SigintHandler blocks SIGINT in the thread
+// that makes it; made before any other thread starts (the compute threads,
+// a driver's), every thread inherits the block, so that a Ctrl-C stays
+// pending instead of landing in whichever thread the kernel picks, where the
+// chat would not see it. raised() finds a pending one (the reply in progress
+// stops at its next token); a wait for input that unblocks SIGINT while it
+// waits (StdinLines's ppoll) is ended by one, caught by the handler.
 #pragma once
 
 #include <csignal>
@@ -11,18 +13,18 @@ namespace tessera::cli {
 
 class SigintHandler {
 public:
-    // Installed without SA_RESTART, so that a read(2) waiting for input
-    // returns EINTR instead of waiting on.
-    SigintHandler();
-    ~SigintHandler();  // puts the previous handler back
+    SigintHandler();   // blocks SIGINT in this thread and installs the handler
+    ~SigintHandler();  // puts the previous handler and signal mask back
     SigintHandler(const SigintHandler&) = delete;
     SigintHandler& operator=(const SigintHandler&) = delete;
 
-    bool raised() const;
+    // Whether a Ctrl-C came since clear(): caught, or pending (then taken).
+    bool raised();
     void clear();
 
 private:
-    struct sigaction previous_ {};
+    struct sigaction previous_action_ {};
+    sigset_t previous_mask_{};
 };
 
 }  // namespace tessera::cli

@@ -49,7 +49,6 @@ TEST(CliChat, KeepsTheCacheBetweenTurns) {
     // The first turn's prompt is in the cache (but for the last token or two,
     // where the reply's text joins it and tokenizes differently).
     EXPECT_GE(std::stoi(second[2]) + 2, std::stoi(first[1])) << chat.err();
-    EXPECT_LT(std::stoi(second[1]), std::stoi(second[1]) + std::stoi(second[2]));
 }
 
 // A context of 64 tokens holds about one exchange: the oldest ones make
@@ -78,7 +77,7 @@ TEST(CliChat, CtrlCStopsTheReplyThenEndsTheChat) {
     CliProcess chat("run -m " + model.string() + " -i --ctx 0 -n -1 --temp 0");
     ASSERT_TRUE(chat.wait_for_stderr("> ")) << chat.err();
     chat.write("talk\n");
-    ASSERT_TRUE(chat.wait_for_stdout(" ")) << chat.err();  // the reply has begun
+    ASSERT_TRUE(chat.wait_until([&] { return !chat.out().empty(); })) << chat.err();  // the reply has begun
     chat.signal(SIGINT);
     ASSERT_TRUE(chat.wait_for_stderr("the reply was interrupted")) << chat.err();
     ASSERT_TRUE(chat.wait_for_stderr("> ", chat.err().find("the reply was interrupted"))) << chat.err();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,14 +66,27 @@ public:
     void signal(int sig) { ::kill(pid_, sig); }
 
     // Reads until stdout (or stderr) holds `text` at or after `from`; false
-    // when the stream ends first, or nothing comes for a minute (a hang).
-    bool wait_for_stdout(const std::string& text, size_t from = 0) { return wait_for(0, text, from); }
-    bool wait_for_stderr(const std::string& text, size_t from = 0) { return wait_for(1, text, from); }
+    // when the streams end first, or nothing comes for a minute (a hang).
+    bool wait_for_stdout(const std::string& text, size_t from = 0) {
+        return wait_until([&] { return out().find(text, from) != std::string::npos; });
+    }
+    bool wait_for_stderr(const std::string& text, size_t from = 0) {
+        return wait_until([&] { return err().find(text, from) != std::string::npos; });
+    }
+    // Reads until `done()` holds, with the same limits.
+    bool wait_until(const std::function<bool()>& done) {
+        while (!done())
+            if (!read_some(60'000)) return false;
+        return true;
+    }
 
-    // Reads both streams to their end and returns the exit code (-1 when killed by a signal).
+    // Reads both streams to their end and returns the exit code; -1 when a
+    // signal ended the process, or when it went a minute without output or
+    // exit (a hang: it is killed).
     int wait() {
-        while (read_some(-1)) {
+        while (read_some(60'000)) {
         }
+        if (fds_[0] >= 0 || fds_[1] >= 0) ::kill(pid_, SIGKILL);  // streams still open: it hangs
         int status = 0;
         ::waitpid(pid_, &status, 0);
         status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -83,12 +97,6 @@ public:
     const std::string& err() const { return text_[1]; }
 
 private:
-    bool wait_for(int stream, const std::string& text, size_t from) {
-        while (text_[size_t(stream)].find(text, from) == std::string::npos)
-            if (!read_some(60'000)) return false;
-        return true;
-    }
-
     // Reads what either open stream has; false when both ended or nothing came in time.
     bool read_some(int timeout_ms) {
         std::array<pollfd, 2> polls{};
