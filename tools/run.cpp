@@ -35,11 +35,12 @@ struct RunOptions {
 };
 
 // One prompt, its continuation after it.
-void generate_text(Generator& gen, const RunOptions& o, const std::vector<int32_t>& prompt) {
+void generate_text(Generator& gen, const RunOptions& o, const std::vector<int32_t>& prompt, int64_t n_ctx_train) {
     if (o.n_predict >= 0 && int64_t(prompt.size()) + o.n_predict > gen.n_ctx())
         throw Error("the prompt (" + std::to_string(prompt.size()) + " tokens) plus " + std::to_string(o.n_predict) +
-                    " generated tokens exceed the context of " + std::to_string(gen.n_ctx()) +
-                    " tokens (raise --ctx or lower -n)");
+                    " generated tokens exceed the context of " + std::to_string(gen.n_ctx()) + " tokens (" +
+                    (gen.n_ctx() < n_ctx_train ? "raise --ctx or lower -n" : "the model's training context: lower -n") +
+                    ")");
     TurnReport report;
     report.prompt(prompt.size(), gen.feed(prompt));
     const Generator::Reply reply =
@@ -50,7 +51,8 @@ void generate_text(Generator& gen, const RunOptions& o, const std::vector<int32_
 }
 
 // The first message (-p / -f, if any), then with -i every non-empty line of
-// stdin until its end or Ctrl-C at the prompt.
+// stdin until its end or Ctrl-C at the prompt (`sigint`: made before any
+// thread started; null without -i).
 void chat(Generator& gen, const RunOptions& o, const model::Model& m, const tokenizer::Tokenizer& tok,
           SigintHandler* sigint) {
     const ChatTemplate tmpl = ChatTemplate::for_model(m.file(), o.chat_template);
@@ -107,7 +109,7 @@ void run_generate(RunOptions o) {
         if (prompt.empty())
             throw Error("the prompt is empty and " + m->file().name() +
                         " adds no BOS token to generate from; give a prompt (-p TEXT, -f FILE or --tokens IDS)");
-        generate_text(gen, o, prompt);
+        generate_text(gen, o, prompt, m->hparams().n_ctx_train);
     }
     if (o.profile) {
         gen.session().profile().print(std::cerr);

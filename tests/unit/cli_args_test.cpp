@@ -119,8 +119,8 @@ TEST(CliArgs, LlamaCppConventions) {
     EXPECT_EQ(r.exit_code, 0) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(seed: \d+)"))) << r.out;
     // -c is --ctx, --ctx 0 the training context, -n -1 until EOS or the context is full.
-    expect_refused("run -m " + m + " -p hi -n 100 -c 16", {"context of 16 tokens"});
-    expect_refused("run -m " + m + " -p hi -n 100 --ctx 0", {"context of 64 tokens"});
+    expect_refused("run -m " + m + " -p hi -n 100 -c 16", {"context of 16 tokens", "raise --ctx"});
+    expect_refused("run -m " + m + " -p hi -n 100 --ctx 0", {"context of 64 tokens", "training context: lower -n"});
     const fs::path no_eos = gguf::test::rewritten(m, "tokenizer.ggml.eos_token_id", gguf::test::value_of(uint32_t{0xFFFFFFFF}));
     r = run_cli("run -m " + no_eos.string() + " -p hi -n -1 -c 24 --temp 0 --repeat-last-n -1");
     EXPECT_EQ(r.exit_code, 0) << r.out;
