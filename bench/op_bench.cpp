@@ -26,10 +26,10 @@
 #include <memory>
 #include <random>
 
-#include "bench/roofline.hpp"
 #include "bench/random_values.hpp"
+#include "bench/roofline.hpp"
 #include "bench/stream_read.hpp"
-#include "graph/cpu_backend.hpp"
+#include "graph/cpu/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "graph/vulkan/vulkan_backend.hpp"
 #include "graph/vulkan/vulkan_device.hpp"

@@ -1,5 +1,6 @@
 # Install rules and the CMake package: after `cmake --install`, a project
-# uses find_package(tessera CONFIG) and links tessera::tessera.
+# uses find_package(tessera CONFIG) and links tessera::tessera, which links
+# every layer's library (tessera::tessera_kernels ... tessera::tessera_models).
 include(CMakePackageConfigHelpers)
 include(cmake/public_headers.cmake)
 
@@ -16,7 +17,8 @@ foreach(_header IN LISTS _public_headers)
   endif()
 endforeach()
 
-install(TARGETS tessera_core tessera_flags EXPORT tessera-targets
+install(TARGETS tessera_core tessera_kernels tessera_graph tessera_ops tessera_backends tessera_models tessera_flags
+        EXPORT tessera-targets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(TARGETS tessera RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(EXPORT tessera-targets NAMESPACE tessera:: DESTINATION "${TESSERA_INSTALL_CMAKEDIR}")

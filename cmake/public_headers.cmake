@@ -4,7 +4,7 @@
 # Internal headers that no public header reaches are not installed.
 
 set(TESSERA_PUBLIC_HEADER_ROOTS
-  graph/graph.hpp graph/executor.hpp graph/cpu_backend.hpp graph/backend_choice.hpp graph/vulkan/vulkan_error.hpp
+  graph/graph.hpp graph/executor.hpp graph/cpu/cpu_backend.hpp graph/choice/backend_choice.hpp graph/vulkan/vulkan_error.hpp
   ops/ops.hpp kernels/quant/registry.hpp
   models/model.hpp models/session.hpp models/sampler.hpp
   models/tokenizer/tokenizer.hpp models/tokenizer/stream_decoder.hpp

@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "graph/cpu/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "kernels/quant/registry.hpp"
 #include "ops/ops.hpp"
@@ -34,7 +36,7 @@ int main(int argc, char** argv) {
     Graph g;
     Tensor* w = g.weight("w", type.traits.id, {cols, rows, 1, 1}, weight.data());
     Tensor* x = g.input("x", GgmlType::F32, {cols, 1, 1, 1});
-    Executor exec(g, {matmul(w, x)});
+    Executor exec(g, {matmul(w, x)}, {.backends = {std::make_shared<CpuBackend>()}});
     float* xs = static_cast<float*>(x->data);
     for (int64_t i = 0; i < cols; ++i) xs[i] = normal(rng);
 

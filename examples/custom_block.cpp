@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/backend_choice.hpp"
-#include "graph/cpu_backend.hpp"
+#include "graph/choice/backend_choice.hpp"
+#include "graph/cpu/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "kernels/quant/registry.hpp"
 #include "ops/ops.hpp"

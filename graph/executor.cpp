@@ -7,11 +7,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "graph/cpu_backend.hpp"
 #include "graph/memory_plan.hpp"
+#include "graph/op_def.hpp"
 #include "graph/trace.hpp"
-#include "ops/op_def.hpp"
-#include "ops/transfer.hpp"
+#include "graph/transfer.hpp"
 #include "support/error.hpp"
 
 namespace tessera {
@@ -21,7 +20,7 @@ Executor::Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions o
       options_(std::move(options)),
       backends_(options_.backends),
       dump_names_(options_.dump.begin(), options_.dump.end()) {
-    if (backends_.empty()) backends_.push_back(std::make_shared<CpuBackend>());
+    if (backends_.empty()) throw Error("executor: no backends to run on (ExecutorOptions::backends)");
     if (outputs.empty()) throw Error("executor: no outputs to compute");
     for (Tensor* t : outputs)
         if (t == nullptr || t->graph != &graph_) throw Error("executor: an output is null or of another graph");
@@ -204,6 +203,7 @@ void Executor::insert_transfers() {
                 if (copy == nullptr) {
                     copy = transfer(s);
                     copy->backend = t->backend;
+                    transfers_.push_back(copy);
                     graph_.name(copy, s->name + ".to_" + std::string(backends_[size_t(t->backend)]->name()));
                     with_transfers.push_back(copy);
                 }
@@ -264,9 +264,8 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     const bool any_device = !backends_[size_t(shared_backend_)]->host_addressable();
     for (Tensor* t : outputs)
         if (!t->storage_root()->is_leaf() && on_device(t->storage_root())) shared.insert(t->storage_root());
-    for (Tensor* t : schedule_)
-        if (any_device && t->op->name == "transfer" && !t->src[0]->storage_root()->is_leaf())
-            shared.insert(t->src[0]->storage_root());
+    for (Tensor* t : transfers_)
+        if (any_device && !t->src[0]->storage_root()->is_leaf()) shared.insert(t->src[0]->storage_root());
     for (Tensor* t : shared) {
         shared_storage_.push_back(backends_[size_t(shared_backend_)]->allocate_shared(t->nbytes()));
         t->data = shared_storage_.back().get();

@@ -28,7 +28,7 @@ namespace tessera {
 class TraceWriter;
 
 struct ExecutorOptions {
-    // Backends, in order of preference; empty: one CpuBackend.
+    // Backends, in order of preference (at least one: a CpuBackend, say).
     std::vector<std::shared_ptr<Backend>> backends{};
     // Overrides the placement of a node: return a backend index, or -1 for the default.
     std::function<int(const Tensor&)> place{};
@@ -74,6 +74,7 @@ private:
     ExecutorOptions options_;
     std::vector<std::shared_ptr<Backend>> backends_;
     std::vector<Tensor*> outputs_, schedule_;
+    std::vector<Tensor*> transfers_;  // the transfer nodes insert_transfers() added
     std::vector<Tensor*> inputs_;
     std::vector<int> level_;  // group_by_level()'s, by tensor id
     std::vector<std::shared_ptr<void>> arenas_, works_, shared_storage_;

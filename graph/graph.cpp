@@ -1,6 +1,6 @@
 #include "graph/graph.hpp"
 
-#include "ops/op_def.hpp"
+#include "graph/op_def.hpp"
 #include "support/error.hpp"
 
 namespace tessera {

@@ -4,7 +4,7 @@
 #include <map>
 #include <ostream>
 
-#include "ops/op_def.hpp"
+#include "graph/op_def.hpp"
 
 namespace tessera {
 

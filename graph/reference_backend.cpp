@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "ops/op_def.hpp"
+#include "graph/op_def.hpp"
 
 namespace tessera {
 

@@ -1,6 +1,8 @@
 #include "graph/tensor.hpp"
 
-#include "ops/op_def.hpp"
+#include <utility>
+
+#include "graph/op_def.hpp"
 #include "support/error.hpp"
 
 namespace tessera {

@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "graph/backend.hpp"
+#include "graph/op_def.hpp"
+#include "graph/row_loop.hpp"
 #include "kernels/quant/registry.hpp"
-#include "ops/op_def.hpp"
-#include "ops/row_loop.hpp"
 #include "support/error.hpp"
 #include "support/output_file.hpp"
 

@@ -6,10 +6,10 @@
 #include <numeric>
 
 #include "graph/executor.hpp"
+#include "graph/op_def.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
 #include "models/decoder_graph.hpp"
 #include "models/memory_estimate.hpp"
-#include "ops/op_def.hpp"
 #include "support/error.hpp"
 
 namespace tessera::model {

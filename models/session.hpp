@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "graph/backend.hpp"
-#include "graph/backend_choice.hpp"
+#include "graph/choice/backend_choice.hpp"
 #include "graph/profile.hpp"
 #include "kernels/quant/activation_precision.hpp"
 #include "models/kv_cache.hpp"

@@ -5,11 +5,10 @@
 #include <vector>
 
 #include "graph/graph.hpp"
-#include "kernels/cpu/attention.hpp"
+#include "graph/op_def.hpp"
+#include "graph/row_loop.hpp"
 #include "kernels/quant/half.hpp"
-#include "ops/check.hpp"
-#include "ops/op_def.hpp"
-#include "ops/row_loop.hpp"
+#include "ops/common/check.hpp"
 
 namespace tessera {
 
@@ -50,36 +49,6 @@ void reference(const Tensor& out) {
         }
 }
 
-cpu::AttentionArgs args(const Tensor& out) {
-    const Tensor& q = *out.src[0];
-    const Tensor& k = *out.src[1];
-    const Tensor& v = *out.src[2];
-    return {.q = static_cast<const float*>(q.data),
-            .q_token_stride = q.nb[2],
-            .q_head_stride = q.nb[1],
-            .n_q = q.ne[2],
-            .n_head = q.ne[1],
-            .head_dim = q.ne[0],
-            .k = k.data,
-            .k_pos_stride = k.nb[1],
-            .k_head_stride = k.nb[2],
-            .v = v.data,
-            .v_pos_stride = v.nb[1],
-            .v_head_stride = v.nb[2],
-            .kv_type = k.type,
-            .n_kv = k.ne[1],
-            .n_head_kv = k.ne[2],
-            .q_pos = static_cast<const int32_t*>(out.src[3]->data),
-            .scale = out.param<AttentionParams>().scale,
-            .out = static_cast<float*>(out.data),
-            .out_token_stride = out.nb[2],
-            .out_head_stride = out.nb[1]};
-}
-
-void eval_cpu(const Tensor& out, const CpuContext& ctx) { cpu::attention(args(out), ctx.work, ctx.team); }
-
-size_t work_bytes(const Tensor& out, int n_threads) { return cpu::attention_work_bytes(args(out), n_threads); }
-
 // Causal work: about half of n_q x n_kv score pairs for a prompt, all for one token.
 OpCost cost(const Tensor& out) {
     const Tensor& q = *out.src[0];
@@ -89,13 +58,9 @@ OpCost cost(const Tensor& out) {
             .bytes = double(q.nbytes() + out.nbytes()) + double(k.nbytes() + out.src[2]->nbytes())};
 }
 
-const OpDef kAttention{.name = "attention",
-                       .reference = reference,
-                       .eval_cpu = eval_cpu,
-                       .cpu_work_bytes = work_bytes,
-                       .cost = cost};
-
 }  // namespace
+
+const OpDef ops::kAttention{.name = "attention", .reference = reference, .cost = cost};
 
 Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, float scale) {
     Graph& g = graph_of({q, k, v, positions}, "attention");
@@ -116,7 +81,7 @@ Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, float scal
     check::that(positions->n_dims() == 1 && positions->ne[0] == q->ne[2] && positions->is_contiguous(), op,
                 [&] { return "positions " + describe(*positions) + " must hold one position per query of " + describe(*q); });
     check::that(std::isfinite(scale), op, "scale must be finite");
-    return g.add_node(kAttention, GgmlType::F32, q->ne, {q, k, v, positions}, AttentionParams{scale});
+    return g.add_node(ops::kAttention, GgmlType::F32, q->ne, {q, k, v, positions}, AttentionParams{scale});
 }
 
 }  // namespace tessera

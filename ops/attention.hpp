@@ -7,9 +7,14 @@
 // with g = h / (n_head / n_head_kv).
 #pragma once
 
+#include "graph/op_def.hpp"
 #include "graph/tensor.hpp"
 
 namespace tessera {
+
+namespace ops {
+extern const OpDef kAttention;
+}
 
 struct AttentionParams {  // attention's node parameters
     float scale;

@@ -3,12 +3,11 @@
 #include <vector>
 
 #include "graph/graph.hpp"
-#include "kernels/cpu/arith.hpp"
+#include "graph/op_def.hpp"
+#include "graph/row_loop.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/quant/registry.hpp"
-#include "ops/check.hpp"
-#include "ops/op_def.hpp"
-#include "ops/row_loop.hpp"
+#include "ops/common/check.hpp"
 
 namespace tessera {
 
@@ -33,43 +32,6 @@ void reference(const Tensor& y) {
     });
 }
 
-cpu::MatmulArgs args(const Tensor& y, int64_t i2, int64_t i3) {
-    const Tensor& w = *y.src[0];
-    const Tensor& x = *y.src[1];
-    return {.weight_type = w.type,
-            .w = w.data,
-            .w_stride = w.nb[1],
-            .x = reinterpret_cast<const float*>(x.row(0, i2, i3)),
-            .x_stride = x.nb[1],
-            .y = reinterpret_cast<float*>(y.row(0, i2, i3)),
-            .y_stride = y.nb[1],
-            .n = w.ne[1],
-            .k = w.ne[0],
-            .m = x.ne[1],
-            .activations = y.param<ActivationPrecision>()};
-}
-
-void eval_cpu(const Tensor& y, const CpuContext& ctx) {
-    // Each (i2, i3) batch is one product; every thread takes part in each.
-    for (int64_t i3 = 0; i3 < y.ne[3]; ++i3)
-        for (int64_t i2 = 0; i2 < y.ne[2]; ++i2) {
-            if (i2 + i3 > 0) ctx.team.barrier();  // the work buffer is reused
-            cpu::matmul(args(y, i2, i3), ctx.work, ctx.team);
-        }
-    if (y.src.size() > 2) {
-        const Tensor& plus = *y.src[2];
-        ctx.team.barrier();
-        for_my_rows(y, ctx.team, [&](RowIndex ri) {
-            auto* row = reinterpret_cast<float*>(row_ptr(y, ri));
-            cpu::add(row, reinterpret_cast<const float*>(row_ptr(plus, repeated(plus, ri))), row, y.ne[0]);
-        });
-    }
-}
-
-size_t work_bytes(const Tensor& y, int n_threads) {
-    return cpu::matmul_work_bytes(y.src[0]->type, y.src[0]->ne[0], y.ne[1], y.param<ActivationPrecision>(), n_threads);
-}
-
 OpCost cost(const Tensor& y) {
     const Tensor& w = *y.src[0];
     const double rows = double(y.nrows());
@@ -78,13 +40,9 @@ OpCost cost(const Tensor& y) {
                      double(y.nbytes()) * (y.src.size() > 2 ? 2 : 1)};  // y, and the addend
 }
 
-const OpDef kMatmul{.name = "matmul",
-                    .reference = reference,
-                    .eval_cpu = eval_cpu,
-                    .cpu_work_bytes = work_bytes,
-                    .cost = cost};
-
 }  // namespace
+
+const OpDef ops::kMatmul{.name = "matmul", .reference = reference, .cost = cost};
 
 Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision, Tensor* plus) {
     Graph& g = plus ? graph_of({w, x, plus}, "matmul") : graph_of({w, x}, "matmul");
@@ -98,13 +56,13 @@ Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision, Tensor* plus
     check::that(w->ne[0] == x->ne[0], "matmul",
                 [&] { return "weight " + describe(*w) + " and input " + describe(*x) + " differ in dimension 0 (k)"; });
     const Shape shape{w->ne[1], x->ne[1], x->ne[2], x->ne[3]};
-    if (!plus) return g.add_node(kMatmul, GgmlType::F32, shape, {w, x}, precision);
+    if (!plus) return g.add_node(ops::kMatmul, GgmlType::F32, shape, {w, x}, precision);
     check::type("matmul", *plus, GgmlType::F32);
     check::rows_contiguous("matmul", *plus);
     check::that(check::repeats_over(shape, *plus) && plus->ne[0] == shape[0], "matmul",
                 [&] { return "addend " + describe(*plus) + " cannot be repeated over the product's rows of " +
                     std::to_string(shape[0]); });
-    return g.add_node(kMatmul, GgmlType::F32, shape, {w, x, plus}, precision);
+    return g.add_node(ops::kMatmul, GgmlType::F32, shape, {w, x, plus}, precision);
 }
 
 }  // namespace tessera

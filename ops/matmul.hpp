@@ -6,10 +6,15 @@
 // or the residual stream): one node and, on a GPU, one kernel less.
 #pragma once
 
+#include "graph/op_def.hpp"
 #include "graph/tensor.hpp"
 #include "kernels/quant/activation_precision.hpp"
 
 namespace tessera {
+
+namespace ops {
+extern const OpDef kMatmul;
+}
 
 Tensor* matmul(Tensor* w, Tensor* x, ActivationPrecision precision = ActivationPrecision::Q8, Tensor* plus = nullptr);
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "graph/graph.hpp"
-#include "ops/check.hpp"
-#include "ops/op_def.hpp"
-#include "ops/row_loop.hpp"
+#include "graph/op_def.hpp"
+#include "graph/row_loop.hpp"
+#include "ops/common/check.hpp"
 
 namespace tessera {
 
@@ -41,26 +41,11 @@ void reference(const Tensor& y) {
     });
 }
 
-// One token (all its heads) per work item.
-void eval_cpu(const Tensor& y, const CpuContext& ctx) {
-    const Tensor& x = *y.src[0];
-    const Tensor& pos = *y.src[1];
-    const RopeParams& p = y.param<RopeParams>();
-    const float* factors = freq_factors_of(y);
-    const auto [begin, end] = ctx.team.split(y.ne[2] * y.ne[3]);
-    for (int64_t t = begin; t < end; ++t) {
-        const RowIndex ri{0, t % y.ne[2], t / y.ne[2]};
-        const int32_t position = element<int32_t>(pos, ri.i2, {0, 0, 0});
-        cpu::rope(reinterpret_cast<const float*>(row_ptr(x, ri)), reinterpret_cast<float*>(row_ptr(y, ri)),
-                  x.ne[0], x.ne[1], position, p, factors);
-    }
-}
-
 OpCost cost(const Tensor& y) { return {.flops = 6.0 * double(y.nelements()), .bytes = 8.0 * double(y.nelements())}; }
 
-const OpDef kRope{.name = "rope", .reference = reference, .eval_cpu = eval_cpu, .cost = cost};
-
 }  // namespace
+
+const OpDef ops::kRope{.name = "rope", .reference = reference, .cost = cost};
 
 Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params, Tensor* freq_factors) {
     Graph& g = freq_factors ? graph_of({x, positions, freq_factors}, "rope") : graph_of({x, positions}, "rope");
@@ -85,7 +70,7 @@ Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params, Tensor* fre
         });
         src.push_back(freq_factors);
     }
-    return g.add_node(kRope, GgmlType::F32, x->ne, std::move(src), params);
+    return g.add_node(ops::kRope, GgmlType::F32, x->ne, std::move(src), params);
 }
 
 }  // namespace tessera

@@ -7,10 +7,15 @@
 // divisor is 1.
 #pragma once
 
+#include "graph/op_def.hpp"
 #include "graph/tensor.hpp"
 #include "kernels/cpu/rope.hpp"
 
 namespace tessera {
+
+namespace ops {
+extern const OpDef kRope;
+}
 
 using cpu::RopeMode;
 using cpu::RopeParams;

@@ -3,9 +3,19 @@
 // are masked out (causal attention scores) and come out as 0.
 #pragma once
 
+#include "graph/op_def.hpp"
+#include "graph/row_loop.hpp"
 #include "graph/tensor.hpp"
 
 namespace tessera {
+
+namespace ops {
+extern const OpDef kSoftmax;
+}
+
+// The entries of row ri of a softmax node that are not masked: its row
+// length, or with positions positions[i1] + 1 (clamped to the row).
+int64_t softmax_unmasked(const Tensor& node, RowIndex ri);
 
 struct SoftmaxParams {  // softmax's node parameters
     float scale;

@@ -8,13 +8,13 @@
 #include <mutex>
 #include <vector>
 
+#include "graph/op_def.hpp"
 #include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
 #include "kernels/quant/gpu_layout.hpp"
-#include "ops/op_def.hpp"
 
 namespace tessera {
 
@@ -166,7 +166,7 @@ std::vector<PipelineCache::Statistics> VulkanBackend::pipeline_statistics() cons
 std::string VulkanBackend::device_name() const { return device_->info().name; }
 
 bool VulkanBackend::supports(const Tensor& node) const {
-    const VulkanKernel* k = find_vulkan_kernel(node.op->name);
+    const VulkanKernel* k = find_kernel<VulkanKernel>(*node.op);
     if (k == nullptr || !k->supports(node)) return false;
     // Every tensor the kernel binds must fit one buffer binding.
     const VkDeviceSize max_range = device_->limits().maxStorageBufferRange;
@@ -332,7 +332,7 @@ void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nod
         std::vector<const VulkanKernel*> kernels(nodes.size());
         for (size_t i = 0; i < nodes.size(); ++i) {
             const Tensor& node = *nodes[i];
-            kernels[i] = find_vulkan_kernel(node.op->name);
+            kernels[i] = find_kernel<VulkanKernel>(*node.op);
             if (kernels[i] == nullptr)
                 throw VulkanError("no Vulkan kernel for node " + describe(node) + " (" + std::string(node.op->name) + ")");
             if (kernels[i]->half_input)

@@ -14,7 +14,7 @@ struct DotF32 {
     float operator()(simd::Scalar, const float* a, const float* b, size_t n) const;
 };
 
-// Dispatches to the best arch of this CPU (entry_points.cpp).
+// Dispatches to the best arch of this CPU (dot_f32_entry.cpp).
 float dot_f32(const float* a, const float* b, size_t n);
 
 }  // namespace tessera::cpu

@@ -15,7 +15,7 @@ struct RmsNorm {
     void operator()(simd::Scalar, const float* x, const float* w, float* y, int64_t n, float eps) const;
 };
 
-// Dispatch to the best arch of this CPU (eltwise_entry_points.cpp).
+// Dispatch to the best arch of this CPU (rms_norm_entry.cpp).
 void rms_norm(const float* x, float* y, int64_t n, float eps);
 // rms_norm(x) * w, elementwise: the norm fused with its weight row.
 void rms_norm_mul(const float* x, const float* w, float* y, int64_t n, float eps);

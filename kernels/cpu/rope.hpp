@@ -44,7 +44,7 @@ struct RopeRotate {
 // RoPE at position pos of one token's n_heads contiguous heads; y may be x.
 // freq_factors, where given (n_rot/2 floats: Llama 3.1's rope_freqs), divide
 // pair i's angle by freq_factors[i]. The angles are computed once per call
-// and shared by all heads (eltwise_entry_points.cpp).
+// and shared by all heads (rope_entry.cpp).
 // Throws an Error when n_rot is odd, negative or larger than head_dim.
 void rope(const float* x, float* y, int64_t head_dim, int64_t n_heads, int32_t pos, const RopeParams& p,
           const float* freq_factors = nullptr);

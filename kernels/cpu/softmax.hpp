@@ -19,7 +19,7 @@ struct Softmax {
                     const float* mask) const;
 };
 
-// Dispatch to the best arch of this CPU (eltwise_entry_points.cpp); throws an
+// Dispatch to the best arch of this CPU (softmax_entry.cpp); throws an
 // Error when n_valid is outside [0, n].
 void softmax(const float* x, float* y, int64_t n, float scale, int64_t n_valid, const float* mask);
 

@@ -1,6 +1,8 @@
 // Builds y = x + x * x with the graph API, runs it on the CPU and checks it.
 #include <cstdio>
+#include <memory>
 
+#include "graph/cpu/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "ops/ops.hpp"
 
@@ -9,7 +11,7 @@ int main() {
     Graph g;
     Tensor* x = g.input("x", GgmlType::F32, {4, 1, 1, 1});
     Tensor* y = add(x, mul(x, x));
-    Executor exec(g, {y});
+    Executor exec(g, {y}, {.backends = {std::make_shared<CpuBackend>()}});
     float* xs = static_cast<float*>(x->data);
     for (int i = 0; i < 4; ++i) xs[i] = float(i);
     exec.run();

@@ -3,7 +3,9 @@
 #include <vector>
 
 #include "kernel_test_util.hpp"
-#include "kernels/cpu/arith.hpp"
+#include "kernels/cpu/add.hpp"
+#include "kernels/cpu/mul.hpp"
+#include "kernels/cpu/scale.hpp"
 
 namespace tessera {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph/cpu_backend.hpp"
+#include "graph/cpu/cpu_backend.hpp"
 #include "graph/reference_backend.hpp"
 #include "support/error.hpp"
 #include "toy_transformer.hpp"
@@ -135,12 +135,18 @@ TEST(Executor, NodesOnTwoBackendsGetTransfers) {
     EXPECT_LE(test::nmse(expected, test::f32_values(*pass.logits)), 1e-10);
 }
 
+TEST(Executor, NeedsABackend) {
+    Graph g;
+    Tensor* y = silu(g.input("x", GgmlType::F32, {4}));
+    EXPECT_THROW(Executor(g, {y}), Error);
+}
+
 TEST(Executor, BufferReuseKeepsPeakMemorySmall) {
     Graph g;
     Tensor* x = g.input("x", GgmlType::F32, {1024, 4, 1, 1});
     Tensor* y = x;
     for (int i = 0; i < 50; ++i) y = silu(y);
-    Executor exec(g, {y});
+    Executor exec(g, {y}, {.backends = {std::make_shared<CpuBackend>()}});
     const size_t one = 1024 * 4 * 4;
     EXPECT_LE(exec.peak_activation_bytes(), 2 * one);
     EXPECT_EQ(exec.input_bytes(), one);
@@ -158,7 +164,8 @@ TEST(Executor, DumpsNamedNodesForComparison) {
     ToyModel model(ToyConfig{});
     Graph g;
     ToyModel::Pass pass = model.build(g, 3);
-    Executor exec(g, {pass.logits}, {.dump_dir = dir, .dump = {"blk.0.attn_in", "logits"}});
+    Executor exec(g, {pass.logits},
+                  {.backends = {std::make_shared<CpuBackend>()}, .dump_dir = dir, .dump = {"blk.0.attn_in", "logits"}});
     test::fill(pass.ids, std::vector<int32_t>{1, 2, 3});
     test::fill(pass.positions, std::vector<int32_t>{0, 1, 2});
     exec.run();
@@ -174,14 +181,15 @@ TEST(Executor, DumpsNamedNodesForComparison) {
     ASSERT_TRUE(file);
     const auto logits = test::f32_values(*pass.logits);
     EXPECT_TRUE(std::equal(dumped.begin(), dumped.end(), logits.begin()));
-    EXPECT_THROW(Executor(g, {pass.logits}, {.dump_dir = dir, .dump = {"no.such.node"}}), Error);
+    const ExecutorOptions missing_node{.backends = {std::make_shared<CpuBackend>()}, .dump_dir = dir, .dump = {"no.such.node"}};
+    EXPECT_THROW(Executor(g, {pass.logits}, missing_node), Error);
 }
 
 TEST(Executor, ProfileListsEveryComputedNode) {
     ToyModel model(ToyConfig{});
     Graph g;
     ToyModel::Pass pass = model.build(g, 2);
-    Executor exec(g, {pass.logits}, {.profile = true});
+    Executor exec(g, {pass.logits}, {.backends = {std::make_shared<CpuBackend>()}, .profile = true});
     test::fill(pass.ids, std::vector<int32_t>{1, 2});
     test::fill(pass.positions, std::vector<int32_t>{0, 1});
     exec.run();

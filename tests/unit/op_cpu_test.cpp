@@ -2,7 +2,7 @@
 // the cases of op_cases.hpp, with 1-3 threads.
 #include <gtest/gtest.h>
 
-#include "graph/cpu_backend.hpp"
+#include "graph/cpu/cpu_backend.hpp"
 #include "graph/reference_backend.hpp"
 #include "graph_test_util.hpp"
 #include "op_cases.hpp"

@@ -6,13 +6,13 @@
 #include <map>
 #include <vector>
 
-#include "graph/cpu_backend.hpp"
+#include "graph/cpu/cpu_backend.hpp"
 #include "graph/executor.hpp"
+#include "graph/op_def.hpp"
 #include "graph/reference_backend.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph_test_util.hpp"
 #include "op_cases.hpp"
-#include "ops/op_def.hpp"
 #include "ops/ops.hpp"
 #include "vulkan_test_util.hpp"
 

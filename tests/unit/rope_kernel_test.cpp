@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "graph/cpu_backend.hpp"
+#include "graph/cpu/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "graph/reference_backend.hpp"
 #include "graph_test_util.hpp"

@@ -5,6 +5,7 @@
 
 #include "kernel_test_util.hpp"
 #include "kernels/cpu/silu.hpp"
+#include "kernels/cpu/swiglu.hpp"
 
 namespace tessera {
 namespace {

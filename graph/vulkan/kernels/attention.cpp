@@ -9,8 +9,9 @@
 #include <optional>
 
 #include "graph/vulkan/kernels/half_copy.hpp"
+#include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
-#include "graph/vulkan/kernels/registry.hpp"
+#include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/shader_library.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "ops/attention.hpp"
@@ -177,8 +178,9 @@ void record(const Tensor& out, Recorder& rec) {
     half_output_written(out, bo, half, rec);
 }
 
-}  // namespace
+const VulkanKernel kAttention{&ops::kAttention, supports, record};
+[[maybe_unused]] const bool registered = register_kernel(kAttention);
 
-const VulkanKernel kAttention{"attention", supports, record};
+}  // namespace
 
 }  // namespace tessera::vkk

@@ -1,8 +1,10 @@
 // get_rows (ops/get_rows.hpp): the table type's variant of shaders/quant/get_rows.glsl.
+#include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
-#include "graph/vulkan/kernels/registry.hpp"
 #include "graph/vulkan/kernels/weight_shaders.hpp"
+#include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/shader_library.hpp"
+#include "ops/get_rows.hpp"
 
 namespace tessera::vkk {
 
@@ -37,8 +39,9 @@ void record(const Tensor& y, Recorder& rec) {
     rec.dispatch(weight_shader("get_rows", table.type), {kGroup}, {bw, bi}, {by}, push, uint64_t(y.ne[1]));
 }
 
-}  // namespace
+const VulkanKernel kGetRows{&ops::kGetRows, supports, record};
+[[maybe_unused]] const bool registered = register_kernel(kGetRows);
 
-const VulkanKernel kGetRows{"get_rows", supports, record};
+}  // namespace
 
 }  // namespace tessera::vkk

@@ -1,5 +1,7 @@
 #include "graph/vulkan/kernels/half_copy.hpp"
 
+#include "graph/vulkan/kernels/store_rows.hpp"
+
 namespace tessera::vkk {
 
 uint64_t half_copy_form(const Tensor& src) {
@@ -16,6 +18,18 @@ const Tensor* half_copy_writer(const Tensor& src) {
         if (t->view_offset != 0) return nullptr;
     // Both dense from the same first byte: element i of one is element i of the other.
     return t->is_contiguous() && t->nelements() == src.nelements() ? t : nullptr;
+}
+
+HalfCopy record_half_copy(const Tensor& src, Recorder& rec) {
+    const BoundTensor bsrc = rec.bind(src);
+    bool fresh = false;
+    const uint32_t ne0 = uint32_t(src.ne[0]), ne1 = uint32_t(src.ne[1]);
+    const HalfCopy half{rec.derived_copy(bsrc, half_copy_form(src), VkDeviceSize(src.nelements()) * 2, fresh),
+                        {0, ne0, ne0 * ne1, ne0 * ne1 * uint32_t(src.ne[2])}};
+    if (fresh)
+        rec.dispatch("copy", {kStoreGroup, 1u}, {bsrc}, {half.binding}, store_push(src, bsrc, half.rows, ne1, 0),
+                     store_groups(src));
+    return half;
 }
 
 HalfOutput half_output(const Tensor& y, const BoundTensor& by, Recorder& rec) {

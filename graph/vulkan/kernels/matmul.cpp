@@ -8,15 +8,18 @@
 #include <utility>
 #include <vector>
 
+#include "graph/vulkan/kernels/elementwise.hpp"
 #include "graph/vulkan/kernels/half_copy.hpp"
+#include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
-#include "graph/vulkan/kernels/registry.hpp"
 #include "graph/vulkan/kernels/rope_args.hpp"
 #include "graph/vulkan/kernels/weight_shaders.hpp"
+#include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/shader_library.hpp"
 #include "kernels/quant/activation_precision.hpp"
-#include "ops/norm.hpp"
+#include "ops/matmul.hpp"
+#include "ops/rms_norm.hpp"
 #include "ops/rope.hpp"
 
 namespace tessera::vkk {
@@ -338,6 +341,12 @@ const Tensor* half_input(const Tensor& y, Recorder& rec) {
 
 }  // namespace
 
-const VulkanKernel kMatmul{"matmul", supports, record, half_input};
+const VulkanKernel kMatmul{&ops::kMatmul, supports, record, half_input};
+
+namespace {
+
+[[maybe_unused]] const bool registered = register_kernel(kMatmul);
+
+}  // namespace
 
 }  // namespace tessera::vkk

@@ -3,21 +3,23 @@
 #include <algorithm>
 
 #include "graph/vulkan/kernels/layout.hpp"
-#include "graph/vulkan/kernels/registry.hpp"
-#include "ops/op_def.hpp"
+#include "ops/matmul.hpp"
+#include "ops/rms_norm.hpp"
 #include "ops/rope.hpp"
+#include "ops/set_rows.hpp"
+#include "ops/swiglu.hpp"
 
 namespace tessera::vkk {
 
 namespace {
 
-bool is(const Tensor& t, std::string_view op) { return !t.is_leaf() && t.op->name == op; }
+bool is(const Tensor& t, const OpDef& op) { return t.op == &op; }
 
 bool one_batch(const Tensor& t) { return t.ne[2] == 1 && t.ne[3] == 1; }
 
 // A matmul the matvec kernel runs: few tokens, one batch.
 bool is_matvec(const Tensor& t) {
-    return is(t, "matmul") && t.src[1]->ne[1] <= kMatvecMaxTokens && one_batch(t) && kMatmul.supports(t);
+    return is(t, ops::kMatmul) && t.src[1]->ne[1] <= kMatvecMaxTokens && one_batch(t) && kMatmul.supports(t);
 }
 
 // v is `of` [n, tokens] seen as heads [head_dim, n / head_dim, tokens].
@@ -43,14 +45,14 @@ bool rope_on_rows(const Tensor& r) {
 
 // A set_rows into an F32 or F16 cache the matvec can store into.
 bool cache_store(const Tensor& s) {
-    return is(s, "set_rows") && (s.type == GgmlType::F32 || s.type == GgmlType::F16) &&
+    return is(s, ops::kSetRows) && (s.type == GgmlType::F32 || s.type == GgmlType::F16) &&
            dense_rows(*s.src[0], s.type == GgmlType::F16 ? 2 : 4);
 }
 
 // The matmul an inlined rope rotates, or nullptr.
 const Tensor* rope_source(const Tensor& r) {
     const Tensor& v = *r.src[0];
-    if (!v.is_view() || !v.src[0]->inlined || !is(*v.src[0], "matmul") || !is_head_reshape(v, *v.src[0]))
+    if (!v.is_view() || !v.src[0]->inlined || !is(*v.src[0], ops::kMatmul) || !is_head_reshape(v, *v.src[0]))
         return nullptr;
     return v.src[0];
 }
@@ -59,7 +61,7 @@ const Tensor* rope_source(const Tensor& r) {
 FusedMatvec with_prologue(const Tensor& matmul) {
     FusedMatvec f{.matmul = &matmul};
     const Tensor& x = *matmul.src[1];
-    if (x.inlined) (is(x, "rms_norm") ? f.norm : f.swiglu) = &x;
+    if (x.inlined) (is(x, ops::kRmsNorm) ? f.norm : f.swiglu) = &x;
     return f;
 }
 
@@ -71,26 +73,26 @@ bool inlines(const Tensor& node, std::span<Tensor* const> readers) {
                    return is_matvec(*r) && r->src[1] == &node;
                });
     };
-    if (is(node, "rms_norm")) return all_read_as_x();
-    if (is(node, "swiglu"))
+    if (is(node, ops::kRmsNorm)) return all_read_as_x();
+    if (is(node, ops::kSwiglu))
         return node.src[0]->ne == node.ne && node.src[1]->ne == node.ne && dense_rows(*node.src[0], 4) &&
                dense_rows(*node.src[1], 4) && all_read_as_x();
     if (readers.size() != 1) return false;
     const Tensor& r = *readers[0];
-    if (is(node, "matmul")) {
+    if (is(node, ops::kMatmul)) {
         if (!is_matvec(node) || node.src.size() > 2) return false;  // no addend
-        if (is(r, "rope")) return rope_on_rows(r) && is_head_reshape(*r.src[0], node);
+        if (is(r, ops::kRope)) return rope_on_rows(r) && is_head_reshape(*r.src[0], node);
         const Tensor& v = *r.src[1];
         return cache_store(r) && v.is_view() && is_head_permute(v, *v.src[0]) && is_head_reshape(*v.src[0], node);
     }
-    if (is(node, "rope")) return rope_source(node) && cache_store(r) && is_head_permute(*r.src[1], node);
+    if (is(node, ops::kRope)) return rope_source(node) && cache_store(r) && is_head_permute(*r.src[1], node);
     return false;
 }
 
 std::optional<FusedMatvec> fused_matvec(const Tensor& node) {
-    if (is(node, "matmul"))
+    if (is(node, ops::kMatmul))
         return node.src[1]->ne[1] <= kMatvecMaxTokens ? std::optional(with_prologue(node)) : std::nullopt;
-    if (is(node, "rope")) {
+    if (is(node, ops::kRope)) {
         const Tensor* mm = rope_source(node);
         if (!mm) return std::nullopt;
         FusedMatvec f = with_prologue(*mm);
@@ -98,12 +100,12 @@ std::optional<FusedMatvec> fused_matvec(const Tensor& node) {
         f.head_dim = node.ne[0];
         return f;
     }
-    if (is(node, "set_rows")) {
+    if (is(node, ops::kSetRows)) {
         const Tensor& v = *node.src[1];  // a head permute of a rope or of a reshaped matmul
         if (!v.is_view()) return std::nullopt;
         const Tensor& heads = *v.src[0];
         std::optional<FusedMatvec> f;
-        if (is(heads, "rope") && heads.inlined)
+        if (is(heads, ops::kRope) && heads.inlined)
             f = fused_matvec(heads);
         else if (heads.is_view() && heads.src[0]->inlined)
             f = with_prologue(*heads.src[0]);

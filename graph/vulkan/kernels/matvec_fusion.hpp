@@ -20,6 +20,7 @@
 #include <span>
 
 #include "graph/tensor.hpp"
+#include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/recorder.hpp"
 
 namespace tessera::vkk {
@@ -47,5 +48,7 @@ std::optional<FusedMatvec> fused_matvec(const Tensor& node);
 
 // Records f as one dispatch (matmul.cpp).
 void record_matvec(const FusedMatvec& f, Recorder& rec);
+// The matmul kernel (matmul.cpp): which matmuls a matvec runs.
+extern const VulkanKernel kMatmul;
 
 }  // namespace tessera::vkk

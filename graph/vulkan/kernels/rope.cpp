@@ -1,7 +1,8 @@
 // rope (shaders/rope.comp): one invocation per pair of dims of a head.
+#include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
-#include "graph/vulkan/kernels/registry.hpp"
 #include "graph/vulkan/kernels/rope_args.hpp"
+#include "graph/vulkan/recorder.hpp"
 #include "ops/rope.hpp"
 
 namespace tessera::vkk {
@@ -48,8 +49,9 @@ void record(const Tensor& y, Recorder& rec) {
                  {bx, bpos, bfactors}, {by}, push, (total + kGroup - 1) / kGroup);
 }
 
-}  // namespace
+const VulkanKernel kRope{&ops::kRope, supports, record};
+[[maybe_unused]] const bool registered = register_kernel(kRope);
 
-const VulkanKernel kRope{"rope", supports, record};
+}  // namespace
 
 }  // namespace tessera::vkk

@@ -1,7 +1,8 @@
 // softmax (shaders/softmax.comp, softmax_causal.comp with positions): one
 // workgroup per row.
+#include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
-#include "graph/vulkan/kernels/registry.hpp"
+#include "graph/vulkan/recorder.hpp"
 #include "ops/softmax.hpp"
 
 namespace tessera::vkk {
@@ -33,8 +34,9 @@ void record(const Tensor& y, Recorder& rec) {
         rec.dispatch("softmax", {kGroup}, {bx}, {by}, push, push.rows.nrows);
 }
 
-}  // namespace
+const VulkanKernel kSoftmax{&ops::kSoftmax, supports, record};
+[[maybe_unused]] const bool registered = register_kernel(kSoftmax);
 
-const VulkanKernel kSoftmax{"softmax", supports, record};
+}  // namespace
 
 }  // namespace tessera::vkk

@@ -1,7 +1,9 @@
 // transfer: a dense copy of a tensor another backend stored (in shared
 // memory, see graph/backend.hpp), one buffer copy region per row.
-#include "graph/vulkan/kernels/registry.hpp"
-#include "ops/row_loop.hpp"
+#include "graph/row_loop.hpp"
+#include "graph/transfer.hpp"
+#include "graph/vulkan/kernels/kernels.hpp"
+#include "graph/vulkan/recorder.hpp"
 
 namespace tessera::vkk {
 
@@ -26,8 +28,9 @@ void record(const Tensor& y, Recorder& rec) {
     rec.copy(bx, by, regions);
 }
 
-}  // namespace
+const VulkanKernel kTransfer{&ops::kTransfer, supports, record};
+[[maybe_unused]] const bool registered = register_kernel(kTransfer);
 
-const VulkanKernel kTransfer{"transfer", supports, record};
+}  // namespace
 
 }  // namespace tessera::vkk

@@ -1,0 +1,45 @@
+// attention: cpu::attention, flash-attention style (docs/cpu-attention.md).
+#include "graph/cpu/cpu_kernel.hpp"
+#include "kernels/cpu/attention.hpp"
+#include "ops/attention.hpp"
+
+namespace tessera::cpuk {
+
+namespace {
+
+cpu::AttentionArgs args(const Tensor& out) {
+    const Tensor& q = *out.src[0];
+    const Tensor& k = *out.src[1];
+    const Tensor& v = *out.src[2];
+    return {.q = static_cast<const float*>(q.data),
+            .q_token_stride = q.nb[2],
+            .q_head_stride = q.nb[1],
+            .n_q = q.ne[2],
+            .n_head = q.ne[1],
+            .head_dim = q.ne[0],
+            .k = k.data,
+            .k_pos_stride = k.nb[1],
+            .k_head_stride = k.nb[2],
+            .v = v.data,
+            .v_pos_stride = v.nb[1],
+            .v_head_stride = v.nb[2],
+            .kv_type = k.type,
+            .n_kv = k.ne[1],
+            .n_head_kv = k.ne[2],
+            .q_pos = static_cast<const int32_t*>(out.src[3]->data),
+            .scale = out.param<AttentionParams>().scale,
+            .out = static_cast<float*>(out.data),
+            .out_token_stride = out.nb[2],
+            .out_head_stride = out.nb[1]};
+}
+
+void run(const Tensor& out, const CpuContext& ctx) { cpu::attention(args(out), ctx.work, ctx.team); }
+
+size_t work_bytes(const Tensor& out, int n_threads) { return cpu::attention_work_bytes(args(out), n_threads); }
+
+const CpuKernel kAttention{.op = &ops::kAttention, .run = run, .work_bytes = work_bytes};
+[[maybe_unused]] const bool registered = register_kernel(kAttention);
+
+}  // namespace
+
+}  // namespace tessera::cpuk

@@ -1,0 +1,17 @@
+// The dispatching entry point of add and its scalar fallback.
+// Compiled without arch flags: in a portable build this code runs on any
+// x86-64 CPU before an arch is picked.
+#include "kernels/cpu/add.hpp"
+
+namespace tessera::cpu {
+
+void Add::operator()(simd::Scalar, const float* a, const float* b, float* y, int64_t n) const {
+    for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+void add(const float* a, const float* b, float* y, int64_t n) {
+    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Add{});
+    kernel(a, b, y, n);
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,5 @@
+// add: y = a + b (binary.glsl).
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#define OP 0
+#include "binary.glsl"
