@@ -34,7 +34,7 @@ namespace {
 std::shared_ptr<VulkanBackend> open_backend(benchmark::State& state) {
     try {
         return std::make_shared<VulkanBackend>();
-    } catch (const VulkanError& e) {
+    } catch (const BackendError& e) {
         state.SkipWithError(("no Vulkan device: " + std::string(e.what())).c_str());
         return nullptr;
     }

@@ -3,9 +3,12 @@
 // that memory, orders the nodes, and inserts transfer nodes where a node
 // reads a tensor stored by another backend.
 //
-// Backends: "cpu" (vectorized kernels on an OpenMP team), "reference" (the
-// ops' plain scalar definitions, one thread; what tests compare the others
-// against) and "vulkan" (graph/vulkan/: SPIR-V kernels keyed by op name).
+// Backends: "cpu" (graph/cpu/: vectorized kernels on an OpenMP team),
+// "reference" (the ops' plain scalar definitions, one thread; what tests
+// compare the others against) and "vulkan" (graph/vulkan/: SPIR-V kernels).
+// A backend's kernels are registered per op, keyed by its OpDef
+// (graph/kernel_registry.hpp). Callers that choose backends by name use
+// make_backends (graph/choice/backend_choice.hpp).
 //
 // Memory: a host backend's storage is plain host memory. A device backend
 // (host_addressable() false) hands out addresses the host must not touch;
@@ -15,15 +18,47 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "graph/tensor.hpp"
+#include "support/error.hpp"
 
 namespace tessera {
+
+// Failures of a backend that a caller acts on without knowing which backend
+// failed (each backend throws its own subclasses, e.g. VulkanOutOfMemory).
+// BackendUnavailable: no driver or device, or a device without what the
+// backend needs; the caller may fall back to another backend.
+// BackendOutOfMemory: the device cannot hold what it was asked to (a model's
+// weights); the caller may run elsewhere. Other failures of a device that
+// was opened are BackendErrors.
+class BackendError : public Error {
+public:
+    using Error::Error;
+};
+
+class BackendUnavailable : public BackendError {
+public:
+    using BackendError::BackendError;
+};
+
+class BackendOutOfMemory : public BackendError {
+public:
+    using BackendError::BackendError;
+};
+
+// What a device backend recorded for the last segment it ran: the
+// dispatches and barriers of its command buffer.
+struct RecordedWork {
+    uint32_t dispatches = 0, barriers = 0;
+};
 
 // Called after each node completes, by one thread, with the node's run time.
 using NodeDone = std::function<void(const Tensor& node, double seconds)>;
@@ -65,6 +100,15 @@ public:
                              std::shared_ptr<void>& state) {
         run(nodes, work, done);
     }
+
+    // For reports (`tessera bench`, `run --profile`). The last segment's
+    // recorded work; nothing for a backend that records none (the host).
+    virtual std::optional<RecordedWork> last_recorded_work() const { return std::nullopt; }
+    // The driver's statistics of the kernels compiled so far, one line per
+    // kernel ("<kernel> [<spec>] | <name> <value> | ..."): a device's
+    // registers, shared memory, spills. Empty for the host or a device that
+    // reports none.
+    virtual std::vector<std::string> kernel_statistics() const { return {}; }
 };
 
 }  // namespace tessera

@@ -7,7 +7,7 @@
 
 #include "graph/executor.hpp"
 #include "graph/op_def.hpp"
-#include "graph/vulkan/vulkan_error.hpp"
+#include "graph/transfer.hpp"
 #include "models/decoder_graph.hpp"
 #include "models/memory_estimate.hpp"
 #include "support/error.hpp"
@@ -52,7 +52,7 @@ void Session::preload_weights() {
     try {
         for (const Tensor& t : pass->graph.tensors())
             if (t.leaf == LeafKind::Weight) backends_.front()->preload(t);
-    } catch (const VulkanOutOfMemory& e) {
+    } catch (const BackendOutOfMemory& e) {
         if (options_.backend != BackendKind::Auto) throw;
         notice_ = std::string(e.what()) + ": running on the CPU";
         backends_.erase(backends_.begin());
@@ -65,7 +65,7 @@ void Session::report_placement(const Executor& exec) {
     placement_reported_ = true;
     std::map<std::string, int> fallback;
     for (const Tensor* t : exec.schedule())
-        if (!t->is_view() && t->backend != 0 && t->op->name != "transfer") ++fallback[std::string(t->op->name)];
+        if (!t->is_view() && t->backend != 0 && t->op != &ops::kTransfer) ++fallback[std::string(t->op->name)];
     if (fallback.empty()) return;
     std::string ops;
     for (const auto& [op, n] : fallback) ops += (ops.empty() ? "" : ", ") + op + " (" + std::to_string(n) + ")";

@@ -19,7 +19,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph/vulkan/vulkan_backend.hpp"
 #include "models/quantize_model.hpp"
 #include "support/error.hpp"
 #include "tessera/build_commit.hpp"
@@ -216,11 +215,9 @@ void run_bench(const BenchOptions& o) {
             progress(r.name + ":", rep + 1, o.reps);
         }
         std::fprintf(stderr, "\n");
-        if (const auto* vulkan = dynamic_cast<const VulkanBackend*>(&session.backend())) {
-            const RecordStats& st = vulkan->last_record_stats();
+        if (const auto work = session.backend().last_recorded_work())
             std::fprintf(stderr, "%s: %u dispatches, %u barriers in the last pass's command buffer\n", r.name.c_str(),
-                         st.dispatches, st.barriers);
-        }
+                         work->dispatches, work->barriers);
         std::fflush(stderr);
     }
 

@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <string>
 
+#include "graph/backend.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
-#include "graph/vulkan/vulkan_error.hpp"
 #include "support/error.hpp"
 #include "tools/commands.hpp"
 
@@ -14,7 +14,7 @@ void run_devices() {
     std::vector<VulkanDeviceInfo> devices;
     try {
         devices = list_vulkan_devices();
-    } catch (const VulkanUnavailable& e) {
+    } catch (const BackendUnavailable& e) {
         throw Error(std::string("no Vulkan devices: ") + e.what());
     }
     if (devices.empty()) throw Error("no Vulkan devices (on Debian, lavapipe runs Vulkan on the CPU: apt-get install mesa-vulkan-drivers)");

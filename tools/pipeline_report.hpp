@@ -1,5 +1,6 @@
-// The driver's statistics of the Vulkan pipelines a session created
-// (registers, shared memory, spills: VK_KHR_pipeline_executable_properties),
+// The driver's statistics of the kernels a session's device backend compiled
+// (a Vulkan device's pipelines: registers, shared memory, spills, through
+// VK_KHR_pipeline_executable_properties; Backend::kernel_statistics),
 // printed after `tessera run --profile`'s node table.
 #pragma once
 

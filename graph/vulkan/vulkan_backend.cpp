@@ -163,6 +163,22 @@ std::vector<PipelineCache::Statistics> VulkanBackend::pipeline_statistics() cons
     return device_->pipelines().statistics();
 }
 
+std::optional<RecordedWork> VulkanBackend::last_recorded_work() const {
+    return RecordedWork{.dispatches = last_stats_.dispatches, .barriers = last_stats_.barriers};
+}
+
+std::vector<std::string> VulkanBackend::kernel_statistics() const {
+    std::vector<std::string> lines;
+    for (const auto& p : pipeline_statistics()) {
+        std::string spec;
+        for (const uint32_t v : p.spec) spec += (spec.empty() ? "" : ",") + std::to_string(v);
+        std::string line = p.shader + " [" + spec + "]";
+        for (const auto& [name, value] : p.values) line += " | " + name + " " + value;
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
 std::string VulkanBackend::device_name() const { return device_->info().name; }
 
 bool VulkanBackend::supports(const Tensor& node) const {

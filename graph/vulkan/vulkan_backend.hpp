@@ -53,6 +53,11 @@ public:
     void run_segment(std::span<Tensor* const> nodes, void* work, const NodeDone& done,
                      std::shared_ptr<void>& state) override;
 
+    std::optional<RecordedWork> last_recorded_work() const override;
+    // One line per pipeline: shader, specialization constants, then each
+    // statistic as the driver names it (pipeline_statistics()).
+    std::vector<std::string> kernel_statistics() const override;
+
     VulkanDevice& device() { return *device_; }
     // The driver's statistics of the pipelines created so far (PipelineCache).
     std::vector<PipelineCache::Statistics> pipeline_statistics() const;

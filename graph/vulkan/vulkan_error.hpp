@@ -1,25 +1,28 @@
-// Errors of the Vulkan backend. VulkanUnavailable (no loader, no device, a
-// device without the features tessera needs) lets a caller fall back to the
-// CPU; the others are failures of a device that was opened.
+// Errors of the Vulkan backend, each one of the backend-neutral kinds of
+// graph/backend.hpp, which is what callers outside the backend catch:
+// VulkanUnavailable (no loader, no device, a device without the features
+// tessera needs) is a BackendUnavailable, VulkanOutOfMemory a
+// BackendOutOfMemory, and VulkanError any other failure of a device that
+// was opened.
 #pragma once
 
-#include "support/error.hpp"
+#include "graph/backend.hpp"
 
 namespace tessera {
 
-class VulkanError : public Error {
+class VulkanError : public BackendError {
 public:
-    using Error::Error;
+    using BackendError::BackendError;
 };
 
-class VulkanUnavailable : public VulkanError {
+class VulkanUnavailable : public BackendUnavailable {
 public:
-    using VulkanError::VulkanError;
+    using BackendUnavailable::BackendUnavailable;
 };
 
-class VulkanOutOfMemory : public VulkanError {
+class VulkanOutOfMemory : public BackendOutOfMemory {
 public:
-    using VulkanError::VulkanError;
+    using BackendOutOfMemory::BackendOutOfMemory;
 };
 
 }  // namespace tessera
