@@ -1,7 +1,8 @@
 // Causal multi-head attention with grouped-query heads: for every query token
 // and head, softmax(scale * q·K^T) over the visible KV positions, times V.
 // The fast kernel is flash-attention style (online softmax over KV tiles, no
-// score matrix); attention_reference is the plain definition used by tests.
+// score matrix); the op's definition, which tests compare it with, is its
+// scalar reference (ops/attention.cpp).
 // Algorithm, tiling, threading and numerics: docs/cpu-attention.md.
 #pragma once
 
@@ -47,9 +48,5 @@ size_t attention_work_bytes(const AttentionArgs& a, int n_threads);
 // the same work buffer of attention_work_bytes(a, team.nth) bytes; it splits the
 // work itself and does not synchronize. Throws tessera::Error on bad arguments.
 void attention(const AttentionArgs& a, void* work, const ThreadTeam& team);
-
-// Plain single-threaded definition: double accumulation, full softmax per row.
-// With round_like_ggml it rounds exactly as llama.cpp does (normalize, then round).
-void attention_reference(const AttentionArgs& a);
 
 }  // namespace tessera::cpu

@@ -1,6 +1,7 @@
 // Products of a weight matrix of any quant type with F32 activation rows: the
-// CPU kernels (matvec for one token, tiled matmul for several) and two scalar
-// references for the tests. Design and accuracy: docs/cpu-matmul.md.
+// CPU kernels (matvec for one token, tiled matmul for several). The op's
+// definition, which tests compare them with, is its scalar reference
+// (ops/matmul.cpp). Design and accuracy: docs/cpu-matmul.md.
 #pragma once
 
 #include <cstddef>
@@ -48,15 +49,6 @@ size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationP
 // activations, then splits the weight rows. Throws an Error (before any
 // barrier, on every thread alike) for an unsupported type or bad k.
 void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team);
-
-// Scalar references. exact: dequantized W times the F32 x, summed in double.
-// dot_type: llama.cpp's arithmetic: x rows converted to the dot type (the
-// activation quantizer for Q8_0/Q8_1/Q8_K), then the type's reference dot.
-// q16: x rows rounded like ActivationPrecision::Q16 (quantized weights and
-// fewer than kQ16GemmMinTokens tokens; otherwise unrounded), then the exact product.
-void matmul_reference_exact(const MatmulArgs& a);
-void matmul_reference_dot_type(const MatmulArgs& a);
-void matmul_reference_q16(const MatmulArgs& a);
 
 // The per-arch kernel behind matmul(), for xsimd::dispatch.
 struct MatmulKernel {

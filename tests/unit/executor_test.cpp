@@ -137,7 +137,7 @@ TEST(Executor, NodesOnTwoBackendsGetTransfers) {
 
 TEST(Executor, NeedsABackend) {
     Graph g;
-    Tensor* y = silu(g.input("x", GgmlType::F32, {4}));
+    Tensor* y = silu(g.input("x", GgmlType::F32, {4, 1, 1, 1}));
     EXPECT_THROW(Executor(g, {y}), Error);
 }
 

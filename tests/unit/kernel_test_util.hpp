@@ -51,6 +51,11 @@ inline double nmse(const std::vector<double>& ref, const float* got) {
     return err / norm;
 }
 
+// The same against a float reference (an op's reference, rounded once).
+inline double nmse(const std::vector<float>& ref, const float* got) {
+    return nmse(std::vector<double>(ref.begin(), ref.end()), got);
+}
+
 // Tracks the largest NMSE of a test and records it in the test report
 // (--gtest_output=xml), where docs/cpu-kernels.md takes its measured values from.
 class MaxNmse {

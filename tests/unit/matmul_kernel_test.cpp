@@ -1,5 +1,6 @@
-// CPU matmul kernels against the scalar references, for every weight type of
-// the build, and the activation quantizers against llama.cpp's formulas.
+// CPU matmul kernels against the op's reference (ops::kMatmul) and against the
+// rounding they reproduce, for every weight type of the build, and the
+// activation quantizers against llama.cpp's formulas.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,10 @@
 #include <vector>
 
 #include "kernels/cpu/matmul.hpp"
+#include "kernels/cpu/matmul/activations.hpp"
 #include "kernels/quant/registry.hpp"
+#include "op_reference.hpp"
+#include "ops/matmul.hpp"
 #include "support/error.hpp"
 #include "tessera/enabled_quant_types.hpp"
 
@@ -124,16 +128,63 @@ struct TypeName {
     }
 };
 
-// sum((a-b)^2) / sum(b^2) over m rows of n values (strided).
-double nmse(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n, int64_t stride) {
-    double err = 0.0, ref = 0.0;
+// sum((y - ref)^2) / sum(ref^2): y has m rows of n values `stride` apart,
+// ref is dense.
+double nmse(const std::vector<float>& y, int64_t stride, const std::vector<float>& ref, int64_t m, int64_t n) {
+    double err = 0.0, norm = 0.0;
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-            const double d = double(a[i * stride + j]) - double(b[i * stride + j]);
+            const double r = ref[size_t(i * n + j)];
+            const double d = double(y[size_t(i * stride + j)]) - r;
             err += d * d;
-            ref += double(b[i * stride + j]) * b[i * stride + j];
+            norm += r * r;
         }
-    return err / ref;
+    return err / norm;
+}
+
+// The op's definition: W dequantized, products summed in double (w: n dense
+// rows of k values of `type`, x: m dense rows of k floats).
+std::vector<float> exact_product(GgmlType type, const std::vector<uint8_t>& w, int64_t n, int64_t k,
+                                 const std::vector<float>& x, int64_t m) {
+    return test::reference_values([&](Graph& g) {
+        return matmul(g.weight("w", type, {k, n, 1, 1}, w.data()),
+                      g.weight("x", GgmlType::F32, {k, m, 1, 1}, x.data()));
+    });
+}
+
+// ActivationPrecision::Q16's rounding of x: 16-bit blocks for quantized
+// weights and fewer than kQ16GemmMinTokens tokens, else x as it is.
+std::vector<float> q16_rounded(const QuantTypeEntry& type, const std::vector<float>& x, int64_t k, int64_t m) {
+    if (type.traits.block_elems == 1 || m >= cpu::kQ16GemmMinTokens) return x;
+    std::vector<float> rounded(x.size());
+    int32_t q[cpu::matmul_detail::kQ16Block];
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t l = 0; l < k; l += cpu::matmul_detail::kQ16Block) {
+            const float d = cpu::matmul_detail::quantize_q16(x.data() + i * k + l, q);
+            for (int64_t e = 0; e < cpu::matmul_detail::kQ16Block; ++e) rounded[size_t(i * k + l + e)] = d * float(q[e]);
+        }
+    return rounded;
+}
+
+// What the Q8 kernels compute, in llama.cpp's arithmetic: x rows converted to
+// the weight type's dot type (the activation quantizer for Q8_0, Q8_1, Q8_K),
+// then the type's scalar dot (kernels/quant/types/). Not a definition of
+// matmul (exact_product is): the rounding the kernels reproduce but for
+// float order.
+template <class T>
+std::vector<float> llama_cpp_dots(const std::vector<uint8_t>& w, int64_t n, int64_t k, const std::vector<float>& x,
+                                  int64_t m) {
+    using D = typename T::DotType;
+    constexpr int64_t E = T::block_elems;
+    std::vector<typename D::Block> act(size_t(k / E));
+    std::vector<float> y(size_t(m * n));
+    const auto* blocks = reinterpret_cast<const typename T::Block*>(w.data());
+    for (int64_t i = 0; i < m; ++i) {
+        for (size_t b = 0; b < act.size(); ++b)
+            cpu::matmul_detail::quantize_activation<D>(x.data() + i * k + int64_t(b) * E, act[b]);
+        for (int64_t j = 0; j < n; ++j) y[size_t(i * n + j)] = T::dot(blocks + j * (k / E), act.data(), act.size());
+    }
+    return y;
 }
 
 // Threshold of the NMSE against the exact product: the activation rounding.
@@ -163,6 +214,7 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
         GTEST_SKIP() << T::name << " is an activation-only type";
     }
     constexpr int64_t E = T::block_elems;
+    const QuantTypeEntry& type = require_quant_type(T::id, "matmul test");
     // Several blocks: past one 1024-value segment of the driver and not a multiple of 64 values.
     const int64_t several = E == 1 ? 1100 : E == 32 ? 35 : 5;
     const std::vector<Shape> shapes = {
@@ -184,28 +236,33 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
                 T::quantize(wf.data() + j * k + b * E,
                             reinterpret_cast<typename T::Block*>(w.data() + j * w_stride)[b]);
         const std::vector<float> x = random_values(size_t(s.m * x_stride), uint32_t(7 * s.m + k));
+        // The references read dense copies of the strided rows.
+        std::vector<uint8_t> w_dense(row_bytes * size_t(s.n));
+        for (int64_t j = 0; j < s.n; ++j)
+            std::memcpy(w_dense.data() + size_t(j) * row_bytes, w.data() + size_t(j) * w_stride, row_bytes);
+        std::vector<float> x_dense(size_t(s.m * k));
+        for (int64_t i = 0; i < s.m; ++i) std::copy_n(x.begin() + i * x_stride, k, x_dense.begin() + i * k);
+        const std::vector<float> y_exact = exact_product(T::id, w_dense, s.n, k, x_dense, s.m);
 
         for (const ActivationPrecision activations : {ActivationPrecision::Q8, ActivationPrecision::Q16}) {
             const bool q16 = activations == ActivationPrecision::Q16;
             cpu::MatmulArgs args{T::id, w.data(), w_stride, x.data(), size_t(x_stride) * 4, nullptr,
                                  size_t(y_stride) * 4, s.n, k, s.m, activations};
-            // The kernel's own rounding of x, then the exact product of that (or llama.cpp's dot).
-            std::vector<float> y_rounded(size_t(s.m * y_stride)), y_exact(y_rounded.size());
-            args.y = y_rounded.data();
-            q16 ? cpu::matmul_reference_q16(args) : cpu::matmul_reference_dot_type(args);
-            args.y = y_exact.data();
-            cpu::matmul_reference_exact(args);
+            // The kernel's own rounding of x, then the exact product of that (or llama.cpp's dots).
+            const std::vector<float> y_rounded =
+                q16 ? exact_product(T::id, w_dense, s.n, k, q16_rounded(type, x_dense, k, s.m), s.m)
+                    : llama_cpp_dots<T>(w_dense, s.n, k, x_dense, s.m);
 
             const std::string mode = q16 ? " Q16" : " Q8";
             for (int threads : {1, 2, 3}) {
                 const size_t work_bytes = cpu::matmul_work_bytes(T::id, k, s.m, activations, threads);
-                std::vector<float> y(y_rounded.size(), 0.0f);
+                std::vector<float> y(size_t(s.m * y_stride), 0.0f);
                 args.y = y.data();
                 void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
                 cpu::run_team(threads, [&](const cpu::ThreadTeam& team) { cpu::matmul(args, work, team); });
                 std::free(work);
-                const double e_rounded = nmse(y, y_rounded, s.m, s.n, y_stride);
-                const double e_exact = nmse(y, y_exact, s.m, s.n, y_stride);
+                const double e_rounded = nmse(y, y_stride, y_rounded, s.m, s.n);
+                const double e_exact = nmse(y, y_stride, y_exact, s.m, s.n);
                 double& worst_exact = q16 ? worst_exact_q16 : worst_exact_q8;
                 worst_rounded = std::max(worst_rounded, e_rounded);
                 worst_exact = std::max(worst_exact, e_exact);
@@ -221,13 +278,13 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
             // Every arch this CPU can run (the build's list; portable builds have
             // several), and the scalar fallback, on two threads.
             auto check_arch = [&]<class Arch>(Arch arch) {
-                std::vector<float> y(y_rounded.size(), 0.0f);
+                std::vector<float> y(size_t(s.m * y_stride), 0.0f);
                 args.y = y.data();
                 const size_t work_bytes = cpu::matmul_work_bytes(T::id, k, s.m, activations, 2);
                 void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
                 cpu::run_team(2, [&](const cpu::ThreadTeam& team) { cpu::MatmulKernel{}(arch, args, work, team); });
                 std::free(work);
-                EXPECT_LE(nmse(y, y_rounded, s.m, s.n, y_stride), 1e-10)
+                EXPECT_LE(nmse(y, y_stride, y_rounded, s.m, s.n), 1e-10)
                     << T::name << mode << " arch " << Arch::name() << " n=" << s.n << " k=" << k << " m=" << s.m;
             };
             [&]<class... Archs>(xsimd::arch_list<Archs...>) {

@@ -1,10 +1,12 @@
+// cpu::rms_norm and cpu::rms_norm_mul against the op's reference (ops::kRmsNorm).
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <vector>
 
 #include "kernel_test_util.hpp"
 #include "kernels/cpu/rms_norm.hpp"
+#include "op_reference.hpp"
+#include "ops/rms_norm.hpp"
 
 namespace tessera {
 namespace {
@@ -15,14 +17,11 @@ using test::random_row;
 
 constexpr double kMaxNmse = 1e-7;  // llama.cpp test-backend-ops for rms_norm
 
-// x / sqrt(mean(x^2) + eps) * w (w null: 1), all in double.
-std::vector<double> reference(const std::vector<float>& x, const float* w, float eps) {
-    double sum = 0.0;
-    for (float v : x) sum += double(v) * v;
-    const double inv = 1.0 / std::sqrt(sum / double(x.size()) + double(eps));
-    std::vector<double> y(x.size());
-    for (size_t i = 0; i < x.size(); ++i) y[i] = double(x[i]) * inv * (w ? double(w[i]) : 1.0);
-    return y;
+// x / sqrt(mean(x^2) + eps), times w where given.
+std::vector<float> reference(const std::vector<float>& x, const float* w, float eps) {
+    if (!w) return test::reference_of_rows([eps](Tensor* in) { return rms_norm(in, eps); }, x);
+    const std::vector<float> weight(w, w + x.size());
+    return test::reference_of_rows([eps](Tensor* in, Tensor* wt) { return rms_norm(in, eps, wt); }, x, weight);
 }
 
 TEST(RmsNormKernel, MatchesReference) {
