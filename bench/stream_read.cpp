@@ -24,9 +24,9 @@ namespace {
 
 // Sum of n floats (a multiple of kStreams * 8 batches) read as kStreams
 // ascending streams, one per consecutive part, two independent accumulators
-// each, so that loads, not adds, limit it. Several streams per thread: on Zen 5
-// one stream per thread reads about 50 GB/s from DRAM with two threads, four
-// about 65, which is what the matvec's four row streams per thread reach too.
+// each, so that loads, not adds, limit it. Several streams per thread, as the
+// matvec reads its rows: one stream per thread reads less from DRAM
+// (docs/measured-choices.md#read-bandwidth-streams).
 constexpr size_t kStreams = 4;
 
 float sum_floats(const float* p, size_t n) {

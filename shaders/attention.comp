@@ -15,9 +15,9 @@
 // A row's keys past its position take no part. Queries, keys and values sit
 // in shared memory as vec4s of dims, rows padded with zeros to whole vec4s:
 // the blocks of steps 2 and 4 read one vec4 per 4 to 8 multiply-adds where
-// two floats per multiply-add were read before (with 32 rows per workgroup
-// instead of 8, a 512-token prompt's attention took 10.8 instead of 16.8 ms
-// on Llama-2-7B, 4.3 instead of 5.0 ms on TinyLlama, on an H200).
+// two floats per multiply-add were read before, which with 32 rows per
+// workgroup instead of 8 made prompts' attention faster
+// (docs/measured-choices.md#prompt-attention).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require

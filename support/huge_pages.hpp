@@ -1,9 +1,8 @@
 // Anonymous memory on transparent huge pages (2 MiB) where the kernel gives
 // them. The CPU's matvecs read 8 rows of weights at once (4 per thread): on
 // 4 KiB pages each row stream crossed a page, with a TLB miss and the end of
-// the hardware prefetch, every few KiB; on 2 MiB pages the same kernels read
-// up to 1.6x the GB/s and TinyLlama's tokens came 27-54% faster on 2 cores
-// (docs/cpu-matmul.md).
+// the hardware prefetch, every few KiB; 2 MiB pages spare them that
+// (docs/measured-choices.md#huge-pages).
 #pragma once
 
 #include <cstddef>

@@ -73,9 +73,9 @@ struct Submitter {
         vk::check(vk::vkQueueSubmit(device->queue(), 1, &submit, last ? fence : VK_NULL_HANDLE), "vkQueueSubmit");
     }
     void wait() {
-        // On a GPU, poll for up to kSpinWait before blocking: on an H200 a
-        // blocking wait made a submission 20 us slower (BM_VulkanChain) and a
-        // TinyLlama token 0.1 ms. A CPU device needs the cores for its shaders.
+        // On a GPU, poll for up to kSpinWait before blocking: a blocking wait
+        // makes each submission slower (docs/measured-choices.md#waiting-for-a-submission).
+        // A CPU device needs the cores for its shaders.
         if (!device->info().on_host_cpu) {
             const auto until = std::chrono::steady_clock::now() + kSpinWait;
             while (vk::vkGetFenceStatus(device->device(), fence) == VK_NOT_READY &&
@@ -100,8 +100,8 @@ constexpr size_t kStagingBytes = size_t(64) << 20;
 
 // A segment's recording goes to the GPU in parts as it is made, the first of
 // this many nodes and each next one twice as long: the GPU starts on the
-// first nodes while the host records the rest (a 512-token TinyLlama pass
-// took 1.0-1.6 ms to record on an H200's host, and 13 ms to run). A recorded
+// first nodes while the host records the rest (a pass takes about a tenth of
+// its run time to record: docs/measured-choices.md#recording-in-parts). A recorded
 // segment that runs again is submitted whole, its parts in one submission.
 constexpr size_t kFirstPartNodes = 8;
 
@@ -109,7 +109,8 @@ constexpr size_t kFirstPartNodes = 8;
 
 // Submitters of finished segments, kept for the next ones: creating a
 // command pool and fence for every prompt pass and destroying them with its
-// recording took about 0.8 ms of an H200 host's time per pass (now 0.1 ms).
+// recording cost the host more than the rest of the submission
+// (docs/measured-choices.md#spare-submitters).
 struct VulkanBackend::SpareSubmitters {
     static constexpr size_t kKept = 4;
     std::mutex mutex;

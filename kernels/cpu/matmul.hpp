@@ -18,8 +18,7 @@ namespace tessera::cpu {
 // activations with weights dequantized into F32 panels (packed_gemm.hpp);
 // fewer tokens use 16-bit activation blocks and integer dots, since
 // dequantizing and repacking the whole matrix would cost more than the
-// products. Where the two cross on a 2-core Zen 5 (TinyLlama shapes, Q4_0,
-// Q4_K_M and Q8_0 prompts of 8-32 tokens): at about 16 tokens.
+// products. 16 is where the two cross (docs/measured-choices.md#q16-gemm-threshold).
 inline constexpr int64_t kQ16GemmMinTokens = 16;
 
 struct MatmulArgs {

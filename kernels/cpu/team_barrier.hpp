@@ -1,10 +1,10 @@
-// The barrier between the ops a CPU team runs (ThreadTeam::barrier). An
-// OpenMP barrier cost 1.4 us on the 2-core Zen 5 VM, this one 0.25-0.3 us,
-// and a token of TinyLlama crosses some 310 of them (tg64 Q4_0 on 2 threads:
-// 2-6% more tok/s). Waiters spin first, then sleep in atomic::wait, so that a
-// long wait (a serial stretch) gives the core back; a team with more threads
-// than the machine's cores sleeps at once, since a spinning waiter there takes
-// the core from the thread it waits for.
+// The barrier between the ops a CPU team runs (ThreadTeam::barrier), a
+// fraction of the cost of an OpenMP barrier, which a token crosses some 310
+// times (docs/measured-choices.md#the-team-barrier). Waiters spin first,
+// then sleep in atomic::wait, so that a long wait (a serial stretch) gives
+// the core back; a team with more threads than the machine's cores sleeps at
+// once, since a spinning waiter there takes the core from the thread it
+// waits for.
 #pragma once
 
 #include <atomic>
@@ -40,11 +40,12 @@ public:
     }
 
 private:
-    // About 300 us of spinning (a pause is about 18 ns on Zen 5) before sleeping.
+    // A few hundred microseconds of spinning before sleeping
+    // (docs/measured-choices.md#the-team-barrier).
     static constexpr int kSpins = 1 << 14;
 
     static bool oversubscribed(int threads) {
-        // Asked once: glibc reads /sys for it (6.5 us), and a team is made per graph run.
+        // Asked once: glibc reads /sys for it, and a team is made per graph run.
         static const unsigned cores = std::thread::hardware_concurrency();  // 0: unknown
         return cores != 0 && unsigned(threads) > cores;
     }
@@ -57,7 +58,7 @@ private:
 
     const int spins_;
     // In one cache line: the last arrival then moves one line between cores,
-    // not two (measured: 2-6% of a 2-thread tg64).
+    // not two (docs/measured-choices.md#the-team-barrier).
     alignas(64) std::atomic<int> arrived_{0};
     std::atomic<uint32_t> generation_{0};
 };

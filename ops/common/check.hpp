@@ -23,9 +23,9 @@ void dim(std::string_view op, const Tensor& t, int d, int64_t n, std::string_vie
 // Throws an Error naming the op, then `message`.
 [[noreturn]] void fail(std::string_view op, const std::string& message);
 // Any failed condition: fail with `message`, a literal or a function that
-// composes it. The function runs only on failure: with every rule of every
-// node composing its message, building a 22-layer decoder pass took 1.3-2.5
-// ms on a 2-core Xeon, 0.5-1.0 ms without.
+// composes it. The function runs only on failure: composing every rule's
+// message would double the time a decoder pass takes to build
+// (docs/measured-choices.md#op-builders-messages).
 template <class Message>
 void that(bool ok, std::string_view op, Message&& message) {
     if (ok) return;

@@ -16,8 +16,7 @@
 //
 // x comes as an fp16 copy with dense rows (graph/vulkan/kernels/half_copy.hpp):
 // the tensor cores take no more, and converting it here cost every workgroup
-// of rows the same work again (on an H200, reading no x at all made prompts
-// 28-37% faster).
+// of rows the same work again (docs/measured-choices.md#tensor-core-matmuls-x).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #include "common.glsl"
@@ -30,9 +29,9 @@ layout(constant_id = 4) const uint CM = 16;  // a shape the device lists
 layout(constant_id = 5) const uint CN = 16;
 layout(constant_id = 6) const uint CK = 16;
 // Each subgroup computes COOP_ROWS x 2 cooperative matrices, held in
-// variables: as arrays, more than two of them made the kernel twice as slow
-// on an H200 (with constant or specialization-constant bounds, the loops
-// over them unrolled or not). matmul_tall_coopmat.glsl sets COOP_ROWS 4.
+// variables, never in arrays, which made the kernel slow whatever their
+// bounds (docs/measured-choices.md#cooperative-matrices-in-variables). matmul_tall_coopmat.glsl
+// sets COOP_ROWS 4.
 #ifndef COOP_ROWS
 #define COOP_ROWS 2
 #endif

@@ -22,8 +22,8 @@ namespace {
 
 constexpr uint32_t kGroup = 128;
 // Query rows per workgroup of a prompt: each tile of keys serves them all.
-// Tiles of 64 keys where they fit (TinyLlama's head_dim 64) were no faster
-// than 32 on an H200.
+// Tiles stay at 32 keys: 64 where they fit gained nothing
+// (docs/measured-choices.md#prompt-attention).
 constexpr uint32_t kMaxRows = 32;
 // attention_decode.glsl's workgroup and keys per chunk.
 constexpr uint32_t kDecodeGroup = 256, kDecodeChunk = 256;

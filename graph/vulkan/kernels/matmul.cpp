@@ -26,24 +26,15 @@ namespace tessera::vkk {
 
 namespace {
 
-// Measured on an H200 (token generation, 2-layer Llama-2-7B and TinyLlama
-// models, Q4_0, Q8_0, Q4_K, Q6_K and F16, the types' wide chunks): 128
-// threads and 4 rows per workgroup were best or within 5% of the best of
-// 32, 64, 128 and 256 threads by 2, 4 and 8 rows; 2 or 4 chunks in flight
-// per thread (unrolled) gained nothing, and lost up to 50% on the K-quants.
-// 2 rows were up to 15% faster on TinyLlama's 2048-row matrices but 10-30%
-// slower on its and Llama's logits.
-// On a CPU device the workgroup is two subgroups instead
-// (VulkanDevice::strided_group_size): lavapipe generated tiny-gqa tokens
-// 3x as fast with 16 threads as with 128.
+// The chunked matvec: 128 threads by 4 rows per workgroup, one chunk in
+// flight per thread, the best of the shapes measured on a GPU; on a CPU
+// device the workgroup is two subgroups instead
+// (VulkanDevice::strided_group_size). Figures: docs/measured-choices.md#matvec-workgroup.
 constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
 // The staged variants (shaders/matvec_staged.glsl): a workgroup of
 // kStagedGroup threads stages x once for all its subgroups, each of
-// kStagedRows rows. Measured on an H200 (tg128 q8, Q4_0): against
-// the chunked matvec's 972 (TinyLlama) and 314 tok/s (Llama-2-7B), 128
-// threads by 2 and 4 rows 956 / 1023 and 326 / 393, 256 threads by 2 and
-// 4 rows 1087 / 1023 and 388 / 393, 512 by 2 and 4 rows 1152 / 1090 and
-// 431 / 436, 1024 by 1 and 2 rows 1128 / 1105 and 417 / 438.
+// kStagedRows rows; larger workgroups pay for the staging, 512 by 2 the most
+// (docs/measured-choices.md#staged-matvec-workgroup).
 constexpr uint32_t kStagedGroup = 512, kStagedRows = 2;
 // The staged variants' smallest subgroup: 8 invocations stage a block.
 constexpr uint32_t kStagedMinSubgroup = 8;
@@ -56,9 +47,8 @@ struct Tile {
 constexpr Tile kTile{64, 64, 16, 4, 4};
 // A CPU device (lavapipe) pays for each invocation at each barrier
 // (VulkanDevice::strided_group_size): 8 x 8 per thread and 32 values per
-// step, a quarter of the invocations and half the steps, took the matmuls
-// of a 236-token prompt of the 4-layer tiny-gqa model there from 1.7 s to
-// 0.8-1.0 s (16 values per step 1.1 s; 32 x 32 tiles of 4 x 4 1.8 s).
+// step, a quarter of the invocations and half the steps
+// (docs/measured-choices.md#tiled-matmul-on-a-cpu-device).
 constexpr Tile kTileOnCpu{64, 64, 32, 8, 8};
 
 struct MatmulPush {  // shaders/matmul_args.glsl
@@ -89,15 +79,10 @@ struct CoopTile {
     uint32_t shared_bytes(const CoopmatShape& s) const { return 2 * (bm + bn) * (bk + 8) * 2 + subgroups(s) * s.m * s.n * 4; }
 };
 
-// Measured on an H200 (pp512, 7B shapes unless named): double-buffered tiles
-// took 4096 x 4096 from 0.345 to 0.334 ms and 11008 x 4096 from 0.93 to 0.90
-// ms. Since x comes as an fp16 copy, BK 64 beat 32 (with subgroups of 32 x 16
-// then: TinyLlama Q4_0 21.3k -> 21.6-23.1k, Llama-2-7B Q4_0 4.62k -> 5.16-5.35k
-// tok/s). Accumulators in variables instead of an array (see the shader):
-// subgroups of 32 x 32 took Llama-2-7B Q4_0 to 6.1k (64 x 64 x 64). Subgroups
-// of 64 x 32 in 64 x 128 x 32 tiles gave Llama-2-7B 1-14% more (Q4_0 6.15k ->
-// 6.73k, Q4_K_M 4.85k -> 5.54k) but TinyLlama up to 7% less (F16 23.6k ->
-// 22.1k): its 2048-row matrices make 128 such tiles for 132 multiprocessors.
+// Double-buffered tiles, BK 64 (x comes as an fp16 copy), subgroups of
+// 32 x 32 in 64 x 64 x 64 tiles; matrices of kTallFromRows rows or more get
+// subgroups of 64 x 32 in 64 x 128 x 32 tiles, which smaller ones do not fill
+// a large GPU with (docs/measured-choices.md#tensor-core-tiles).
 constexpr CoopTile kCoopSquare{"matmul_coopmat", 64, 64, 64, 2}, kCoopTall{"matmul_tall_coopmat", 64, 128, 32, 4};
 static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0, "whole runs of dequant16");
 constexpr int64_t kTallFromRows = 4096;
@@ -154,13 +139,8 @@ struct MatvecVariant {
 
 // Rows per subgroup of the 16-bit staged variant: one where a row's unit
 // holds a byte or more per value (Q8_0) and no rope pairs rows (a pair is in
-// one subgroup), else kStagedRows. On an H200, tg128 q16, 1 / 2 / 4 rows for
-// every such matvec (timing only: a rope-fused one computes wrong results with
-// 1), alternating twice: TinyLlama Q8_0 991-995 / 941-947 / 818, Llama-2-7B
-// Q8_0 303-304 / 295 / 316-318; TinyLlama Q4_0 1084 / 1115-1121 / 1026-1037,
-// Q4_K_M 942-946 / 934-943 / 773-777, Llama-2-7B Q4_0 378-379 / 418-419 /
-// 398-399, Q4_K_M 284-287 / 313-317 / 287. The rule: TinyLlama Q8_0 943-949 ->
-// 981-986, Llama-2-7B Q8_0 296 -> 306.5-307.
+// one subgroup), else kStagedRows: what the measured row counts favoured
+// (docs/measured-choices.md#rows-of-the-16-bit-staged-matvec).
 uint32_t x16_rows(GgmlType type, bool rope) {
     const GgmlTypeTraits& t = ggml_type_traits(type);
     return t.block_bytes >= t.block_elems && !rope ? 1 : kStagedRows;

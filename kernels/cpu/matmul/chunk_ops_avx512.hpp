@@ -29,7 +29,7 @@ inline __m512i dot_u8s8(__m512i acc, __m512i u, __m512i s) {
 
 // 32 bytes at lo, then 32 at hi. Weight spans of 18- and 144-byte blocks are
 // not 64-byte aligned, and 64-byte loads of their quants across cache lines
-// made matvecs from DRAM 20-25% slower (Zen 5; Q4_0, Q4_K).
+// slow the matvecs down (docs/measured-choices.md#32-byte-loads-of-quants).
 inline __m512i load_pair(const void* lo, const void* hi) {
     const __m256i l = _mm256_loadu_si256(static_cast<const __m256i*>(lo));
     return _mm512_inserti64x4(_mm512_zextsi256_si512(l), _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
@@ -214,8 +214,8 @@ struct ChunkOps<xsimd::avx512bw> {
         return _mm512_permutexvar_ps(_mm512_loadu_si512(kIndex.data()), v);
     }
     // In-lane: a span's scales are arranged for it once per row (chunk_lanes,
-    // one lane-crossing permute); a permute per chunk instead made the
-    // matvecs 20-35% slower (Zen 5).
+    // one lane-crossing permute), cheaper than a permute per chunk
+    // (docs/measured-choices.md#scales-arranged-once-per-row).
     template <int C>
     static Acc spread(Acc lanes) {
         return _mm512_permute_ps(lanes, C * 0x55);

@@ -32,8 +32,8 @@ void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
     auto* act = static_cast<uint8_t*>(work);
     if (args.m == 1) {
         // One token: each thread converts the whole row into its own copy,
-        // which costs less than waiting for the team (0.3 us for 2048 values
-        // against 1.4 us for a barrier on a 2-core Zen 5 VM).
+        // which costs less than waiting for the team at a barrier
+        // (docs/measured-choices.md#one-tokens-activations-per-thread).
         act += size_t(team.ith) * layout.row_bytes;
         convert_span<Arch>(layout, args.x, 0, args.k, act);
         if constexpr (HasStableChunks<T>) StableLanes<T>::arrange(layout, act);  // in the order of the matvec's chunks
@@ -50,7 +50,8 @@ void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
     // The kRows rows of a step come from kRows quarters of this thread's rows,
     // each quarter read in order: one ascending stream per quarter, which the
     // hardware prefetcher follows. (Neighbouring rows, one step reading a
-    // span of each in turn, streamed at half the rate from DRAM on Zen 5.)
+    // span of each in turn, stream more slowly:
+    // docs/measured-choices.md#matvec-row-streams.)
     // Each stream is also prefetched kPrefetchBytes ahead, into the next row
     // where the row ends sooner.
     const auto* w = static_cast<const char*>(args.w);

@@ -19,11 +19,9 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
-// How far ahead of the current span each row stream is prefetched. A fixed
-// distance, not one row: on the 2-core Zen 5 VM, BM_Matvec at 5632-value rows
-// rose from 67-74% to 75-83% of STREAM (Q4_0, Q8_0, F16; one row was 3-11 KB
-// ahead), and the 2048-value rows held or gained (F16, 4 KB rows, 73 -> 80%).
-// 768 and 2304 bytes did less, 4608 cost 10%.
+// How far ahead of the current span each row stream is prefetched: a fixed
+// distance, not one row, the best of those measured
+// (docs/measured-choices.md#matvec-prefetch-distance).
 inline constexpr size_t kPrefetchBytes = 1536;
 
 template <class Arch, class T, ActivationPrecision A>

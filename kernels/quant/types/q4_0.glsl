@@ -37,9 +37,8 @@ mat4 dequant16(uint row, uint i) {
 // matvec (shaders/quant/matvec.glsl): 4 chunks per block, chunk c word c of
 // its qs (values 4c.. in the low nibbles, 16 + 4c.. in the high ones), so
 // that a subgroup reads a group's qs as one run of 128 bytes and
-// neighbouring threads load neighbouring pieces of x. (One whole block per
-// thread, a 16-byte load, took 2.3x as long at 4096 x 4096 on an H200: its
-// loads of x were 128 bytes apart between neighbouring threads.)
+// neighbouring threads load neighbouring pieces of x (a whole block per
+// thread puts their loads of x 128 bytes apart: docs/measured-choices.md#q4_0-matvec-chunks).
 #define MV_QK 32
 #define MV_CHUNKS 4
 #define MV_PIECES 2

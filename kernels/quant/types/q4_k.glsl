@@ -16,9 +16,8 @@ struct Block32 {
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights32 { Block32 weights32[]; };
 
 // The same blocks as 16-byte words: 9 of them, the head (d and dmin, then
-// the 12 bytes of scales) and 8 of qs. One load of a head or of 32 values'
-// nibbles instead of one per word: tg128 of Q4_K_M on an H200 +5-10% (the
-// staged matvec's head, docs/vulkan.md).
+// the 12 bytes of scales) and 8 of qs: one load of a head or of 32 values'
+// nibbles instead of one per word (docs/measured-choices.md#q4_k-in-16-byte-words).
 layout(binding = WEIGHTS_BINDING, scalar) readonly buffer Weights128 { uvec4 block_words[]; };
 uvec4 block_head(uint b) { return block_words[9 * b]; }
 
@@ -39,7 +38,7 @@ vec4 dequant4(uint row, uint i) {
 // scale and min and one load of their nibbles (the tensor-core matmul's fetch).
 #define HAS_DEQUANT16
 // The tensor-core matmul fetches the next step after its multiplies, not
-// before (weight_type.glsl): on an H200 pp512 went up 7-15% (docs/vulkan.md).
+// before (weight_type.glsl; docs/measured-choices.md#q4_k-fetch-after-multiplies).
 #define FETCH_AFTER_MULTIPLIES
 mat4 dequant16(uint row, uint i) {
     const uint b = row + i / QK, l = i % QK;
@@ -99,8 +98,8 @@ MvUnit mv_unit(uint row, uint u) {
     const vec4 sm = head_scale_min_pair(block_head(b), g);
     return MvUnit(block_words[9 * b + 1 + 2 * g], block_words[9 * b + 2 + 2 * g], sm.xy, sm.zw);
 }
-// Only with MV_IDOT: F32 x (MV_STAGED_F32) made Q4_K_M files 2-4% slower
-// on an H100 than the chunked matvec, tg128 q16.
+// Only with MV_IDOT: with F32 x (MV_STAGED_F32) the chunked matvec is faster
+// (docs/measured-choices.md#q4_k-staged-with-f32-x).
 #ifdef MV_IDOT
 float mv_unit_dot(MvUnit w, MvX x) {
     int s0 = 0, s1 = 0;

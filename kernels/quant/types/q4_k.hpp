@@ -77,7 +77,7 @@ struct Q4_K {
         // 2s + 1 (high nibble, left in place); chunk C takes bytes 8C..8C + 7
         // of each 32, once for each nibble: one lane permute of the two
         // 64-byte halves of qs (read 32 bytes at a time: 64-byte reads across
-        // cache lines made the matvec from DRAM 25% slower on Zen 5).
+        // cache lines are slower, docs/measured-choices.md#32-byte-loads-of-quants).
         template <class Ops, int C>
         static auto stable_chunk(const Block* span) {
             const auto qs = Ops::template dwords<kQsLanes[C]>(Ops::pair(span->qs, span->qs + 32),
