@@ -28,8 +28,8 @@ public:
         return registry;
     }
 
-    // Called while the program starts: a second kernel for the same op is a
-    // build error, reported before main runs.
+    // Called while the program starts: a second kernel of one backend for
+    // the same op is a mistake in the program, reported before main runs.
     void add(const Kernel& kernel) {
         if (!by_op_.emplace(kernel.op, &kernel).second)
             throw std::logic_error("two kernels of one backend are registered for op " + std::string(kernel.op->name));
@@ -40,8 +40,6 @@ public:
         const auto it = by_op_.find(&op);
         return it == by_op_.end() ? nullptr : it->second;
     }
-
-    const std::unordered_map<const OpDef*, const Kernel*>& all() const { return by_op_; }
 
 private:
     std::unordered_map<const OpDef*, const Kernel*> by_op_;
