@@ -4,8 +4,9 @@
 # checks that none of the layer's files includes a header of a higher layer.
 # PER_ARCH_KERNELS: a source that ends with explicit instantiations for
 # TESSERA_SIMD_ARCH is compiled once per arch of the build
-# (codegen/simd_kernels.cmake); the others once, without arch flags.
-# (Whether a source is one is read when CMake configures.)
+# (codegen/simd_kernels.cmake); the others once, without arch flags. That
+# is read when CMake configures, which a new file triggers; an existing
+# source that gains or loses its instantiations needs `cmake` run again.
 function(tessera_layer_library layer)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PER_ARCH_KERNELS" "" "")
   set(target tessera_${layer})
