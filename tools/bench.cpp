@@ -57,6 +57,18 @@ double stddev(const std::vector<double>& v) {
 }
 
 // Token ids for the benchmark: BOS, then a fixed spread over the vocabulary.
+// The id each test starts from: the model's BOS (none: -1), checked against
+// the vocabulary before it is narrowed, so that 2^32 + 1 is not read as 1.
+int32_t first_token(const model::Model& m) {
+    constexpr const char* kKey = "tokenizer.ggml.bos_token_id";
+    const uint64_t id = m.file().get_uint(kKey, 1);
+    if (id == 0xFFFFFFFFu) return -1;  // what some converters write for "none"
+    if (id >= uint64_t(m.hparams().n_vocab))
+        throw Error(m.file().name() + ": " + kKey + " = " + std::to_string(id) + " is not a token id (the vocabulary has " +
+                    std::to_string(m.hparams().n_vocab) + " tokens)");
+    return int32_t(id);
+}
+
 std::vector<int32_t> bench_tokens(int n, int64_t n_vocab, int32_t bos) {
     std::vector<int32_t> t(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) t[size_t(i)] = i == 0 && bos >= 0 ? bos : int32_t(3 + (int64_t(i) * 7919) % (n_vocab - 3));
@@ -190,7 +202,7 @@ void run_bench(const BenchOptions& o) {
         throw Error("the test needs " + std::to_string(positions) + " positions but the model's context is " +
                     std::to_string(session.n_ctx()));
     const int threads = o.in.threads > 0 ? o.in.threads : omp_get_max_threads();
-    const int32_t bos = int32_t(m->file().get_uint("tokenizer.ggml.bos_token_id", 1));
+    const int32_t bos = first_token(*m);
 
     const std::string at_depth = o.n_depth > 0 ? " @ d" + std::to_string(o.n_depth) : "";
     std::vector<TestResult> results;

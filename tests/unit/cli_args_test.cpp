@@ -67,6 +67,14 @@ TEST(CliArgs, TokenIdsMustBeInTheVocabulary) {
     EXPECT_EQ(run_cli(run + "--tokens '1, 299'").exit_code, 0);
 }
 
+TEST(CliArgs, BenchRefusesABosIdBeyondTheVocabulary) {
+    ScratchDir dir;
+    const fs::path bad = gguf::test::rewritten(model(dir), "tokenizer.ggml.bos_token_id",
+                                               gguf::test::value_of<uint64_t>((uint64_t{1} << 32) + 1));
+    expect_refused("bench -m " + bad.string() + " -p 4 -n 0 -r 1 -w 0",
+                   {"tokenizer.ggml.bos_token_id", "4294967297 is not a token id", "300 tokens"});
+}
+
 TEST(CliArgs, PromptFilesMustBeRegularFiles) {
     ScratchDir dir;
     const std::string run = "run -m " + model(dir).string() + " -n 1 -f ";
