@@ -1,6 +1,5 @@
 // mul: cpu::mul per row, the second operand's rows repeated over the first's.
-#include "graph/cpu/cpu_kernel.hpp"
-#include "graph/row_loop.hpp"
+#include "graph/cpu/kernels/binary_rows.hpp"
 #include "kernels/cpu/mul.hpp"
 #include "ops/mul.hpp"
 
@@ -8,14 +7,7 @@ namespace tessera::cpuk {
 
 namespace {
 
-void run(const Tensor& y, const CpuContext& ctx) {
-    const Tensor& a = *y.src[0];
-    const Tensor& b = *y.src[1];
-    for_my_rows(y, ctx.team, [&](RowIndex ri) {
-        cpu::mul(reinterpret_cast<const float*>(row_ptr(a, ri)), reinterpret_cast<const float*>(row_ptr(b, repeated(b, ri))),
-                 reinterpret_cast<float*>(row_ptr(y, ri)), y.ne[0]);
-    });
-}
+void run(const Tensor& y, const CpuContext& ctx) { run_binary_rows(y, ctx, cpu::mul); }
 
 const CpuKernel kMul{.op = &ops::kMul, .run = run};
 [[maybe_unused]] const bool registered = register_kernel(kMul);
