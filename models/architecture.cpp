@@ -30,7 +30,9 @@ std::string TensorSpec::bias_name_in(int layer) const {
     return weight.substr(0, weight.rfind(".weight")) + ".bias";
 }
 
-double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::string_view context) {
+namespace {
+
+double eval_product(std::string_view expr, const HParamValues& values, std::string_view context) {
     double result = 0;
     char op = '=';
     size_t pos = 0;
@@ -51,6 +53,18 @@ double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::
         pos = end + 1;
     }
     return result;
+}
+
+}  // namespace
+
+double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::string_view context) {
+    double sum = 0;
+    for (size_t pos = 0;;) {
+        const size_t plus = expr.find('+', pos);
+        sum += eval_product(expr.substr(pos, plus == std::string_view::npos ? plus : plus - pos), values, context);
+        if (plus == std::string_view::npos) return sum;
+        pos = plus + 1;
+    }
 }
 
 namespace {

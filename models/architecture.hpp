@@ -19,6 +19,7 @@
 namespace tessera::model {
 
 class Layer;
+class Model;
 
 // How a hyperparameter is read.
 enum class Source {
@@ -69,13 +70,23 @@ struct Architecture {
     // One layer of the residual stream: x in, x out. The driver calls it for
     // every layer between the embedding and the output norm.
     Tensor* (*block)(Layer& layer, Tensor* x) = nullptr;
+    // Optional, the identity where null: what follows the embedding lookup
+    // (Gemma scales it) and what follows the output projection (Gemma 2
+    // soft-caps the logits); `globals` is the layer of index -1.
+    Tensor* (*embed)(Layer& globals, Tensor* x) = nullptr;
+    Tensor* (*logits)(Layer& globals, Tensor* logits) = nullptr;
+    // Optional, no window where null: how many positions (itself included) a
+    // query of layer `layer` sees, 0 for all. Read once when the model is
+    // opened; an Error for inconsistent keys. Layer::self_attention applies
+    // it and the KV cache keeps only that many rows (and a batch) for it.
+    int64_t (*sliding_window)(const Model& model, int layer) = nullptr;
 };
 
 // Values of hyperparameters by name.
 using HParamValues = std::map<std::string, double, std::less<>>;
 
-// A hyperparameter expression ("a", "a*b", "a/b*c", "n_rot/2", left to right)
-// over `values` and numbers. Throws an Error "<context> uses '<term>', which
+// A hyperparameter expression over `values` and numbers: a sum of products
+// ("a", "a*b", "a/b*c", "n_rot/2", "a*b+c*2"; products left to right). Throws an Error "<context> uses '<term>', which
 // is neither a number nor a hyperparameter declared before it" for a term
 // that is neither.
 double eval_hparam_expr(std::string_view expr, const HParamValues& values, std::string_view context);

@@ -1,5 +1,7 @@
 #include "models/decoder_graph.hpp"
 
+#include <algorithm>
+
 #include "models/layer.hpp"
 #include "ops/ops.hpp"
 #include "support/error.hpp"
@@ -20,6 +22,15 @@ void check_all_weights_used(const Model& m, const Graph& g) {
 
 }  // namespace
 
+void DecoderPass::fill_positions(int32_t first) {
+    int32_t* pos = static_cast<int32_t*>(positions->data);
+    for (int64_t i = 0; i < positions->ne[0]; ++i) pos[i] = first + int32_t(i);
+    for (const RingSlots& ring : rings) {
+        int32_t* slot = static_cast<int32_t*>(ring.slots->data);
+        for (int64_t i = 0; i < positions->ne[0]; ++i) slot[i] = int32_t(pos[i] % ring.rows);
+    }
+}
+
 std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, int64_t n_tokens, int64_t n_past,
                                                 bool all_logits, ActivationPrecision precision, int64_t n_kv) {
     if (n_tokens < 1) throw Error("a forward pass needs at least one token");
@@ -34,23 +45,35 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
     Graph& g = pass->graph;
     pass->tokens = g.input("tokens", GgmlType::I32, {n_tokens, 1, 1, 1});
     pass->positions = g.input("positions", GgmlType::I32, {n_tokens, 1, 1, 1});
+    for (int l = 0; l < int(m.hparams().n_layer); ++l) {
+        const int64_t rows = cache.rows(l);
+        const bool known = std::ranges::any_of(pass->rings, [&](const RingSlots& r) { return r.rows == rows; });
+        if (cache.is_ring(l) && !known)
+            pass->rings.push_back(
+                {rows, g.input("ring_slots_" + std::to_string(rows), GgmlType::I32, {n_tokens, 1, 1, 1})});
+    }
     const PassContext context{.model = m,
                               .graph = g,
                               .cache = cache,
                               .positions = pass->positions,
+                              .rings = pass->rings,
                               .n_tokens = n_tokens,
                               .n_kv = n_kv,
                               .precision = precision};
+    const Architecture& arch = m.architecture();
+    Layer head(context, -1);
 
     Tensor* x = g.name(get_rows(leaf(g, m.tensor("token_embd")), pass->tokens), "embd");
+    if (arch.embed) x = g.name(arch.embed(head, x), "embd_scaled");
     for (int l = 0; l < int(m.hparams().n_layer); ++l) {
         Layer layer(context, l);
-        x = m.architecture().block(layer, x);
+        x = arch.block(layer, x);
     }
     if (!all_logits && n_tokens > 1) x = slice_rows(x, n_tokens - 1, 1);
-    Layer head(context, -1);
     Tensor* h = head.norm(x, "output_norm");
-    pass->logits = g.name(head.project("output", h), "logits");
+    Tensor* logits = head.project("output", h);
+    if (arch.logits) logits = arch.logits(head, logits);
+    pass->logits = g.name(logits, "logits");
     check_all_weights_used(m, g);
     return pass;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "graph/graph.hpp"
 #include "kernels/quant/activation_precision.hpp"
@@ -15,8 +16,12 @@ namespace tessera::model {
 struct DecoderPass {
     Graph graph;
     Tensor* tokens = nullptr;     // I32 [n_tokens], filled by the caller
-    Tensor* positions = nullptr;  // I32 [n_tokens], filled by the caller
+    Tensor* positions = nullptr;  // I32 [n_tokens], filled by fill_positions
     Tensor* logits = nullptr;     // F32 [n_vocab, 1 or n_tokens]
+    std::vector<RingSlots> rings;  // one per ring size of the cache, filled by fill_positions
+
+    // Positions first, first + 1, ... for the tokens, and their ring rows.
+    void fill_positions(int32_t first);
 };
 
 // precision: how every matmul rounds its activations. n_kv: the cache

@@ -1,6 +1,9 @@
-// Keys and values of every layer for up to n_ctx positions, stored F16 (as
-// llama.cpp does by default) or F32. Layer l's K is [head_dim, n_ctx,
-// n_head_kv]: each kv head's positions are contiguous rows.
+// Keys and values of every layer, stored F16 (as llama.cpp does by default)
+// or F32. Layer l's K is [head_dim, rows(l), n_head_kv]: each kv head's
+// positions are contiguous rows. A layer of full attention has a row for each
+// of the n_ctx positions; a sliding-window layer only rows for its window and
+// one batch, used as a ring (position p at row p mod rows), as llama.cpp
+// keeps a smaller cache for such layers.
 #pragma once
 
 #include <cstdint>
@@ -11,20 +14,41 @@
 
 namespace tessera::model {
 
+// The rows of a pass's tokens in a ring of `rows` rows: position mod rows
+// (an input of the pass, DecoderPass::fill_positions).
+struct RingSlots {
+    int64_t rows;
+    Tensor* slots;  // I32 [n_tokens]
+};
+
 class KvCache {
 public:
-    KvCache(const HyperParams& hp, int64_t n_ctx, GgmlType type);
+    // Rows for batches of up to `batch` tokens.
+    KvCache(const Model& model, int64_t n_ctx, GgmlType type, int64_t batch);
+
+    // The rows layer l needs: n_ctx, or for a window W at most W + batch
+    // rounded up to 256 (the window's positions and a batch of new ones).
+    static int64_t rows_for(const Model& model, int layer, int64_t n_ctx, int64_t batch);
 
     GgmlType type() const { return type_; }
-    int64_t n_ctx() const { return shape_[1]; }
-    const Shape& shape() const { return shape_; }  // of one layer's K (and V)
+    int64_t n_ctx() const { return n_ctx_; }
+    // The shape of layer l's K (and V).
+    Shape shape(int64_t layer) const { return {head_dim_, rows_[size_t(layer)], n_head_kv_, 1}; }
+    int64_t rows(int64_t layer) const { return rows_[size_t(layer)]; }
+    // Whether layer l's rows are a ring (fewer rows than positions).
+    bool is_ring(int64_t layer) const { return rows(layer) < n_ctx_; }
+    // How many of the latest positions a pass may step back over
+    // (Session::truncate) and still find every ring's window in place: n_ctx
+    // without rings.
+    int64_t rewindable() const;
     void* k(int64_t layer) { return k_[size_t(layer)].data(); }
     void* v(int64_t layer) { return v_[size_t(layer)].data(); }
     size_t bytes() const;
 
 private:
     GgmlType type_;
-    Shape shape_;
+    int64_t n_ctx_, head_dim_, n_head_kv_;
+    std::vector<int64_t> rows_, windows_;
     std::vector<std::vector<uint8_t>> k_, v_;
 };
 

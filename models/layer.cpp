@@ -46,18 +46,46 @@ Tensor* Layer::head_norm(Tensor* x, std::string_view role) {
 
 Tensor* Layer::rope(Tensor* x, const AttentionSpec& spec) {
     const HyperParams& hp = model().hparams();
-    const RopeParams params{
-        .n_rot = int(hp.n_rot), .freq_base = hp.rope_base, .freq_scale = hp.rope_freq_scale, .mode = spec.rope};
-    const gguf::TensorInfo* factors = model().find("rope_freqs");
+    const RopeParams params{.n_rot = int(hp.n_rot),
+                            .freq_base = spec.rope_base > 0 ? spec.rope_base : hp.rope_base,
+                            .freq_scale = spec.rope_freq_scale > 0 ? spec.rope_freq_scale : hp.rope_freq_scale,
+                            .mode = spec.rope,
+                            .attn_factor = spec.rope_attn_factor};
+    const gguf::TensorInfo* factors = model().find(spec.rope_factors);
     return tessera::rope(x, pass_.positions, params, factors ? leaf(pass_.graph, *factors) : nullptr);
+}
+
+Layer::Qkv Layer::project_qkv(Tensor* h, const AttentionSpec& spec) {
+    const HyperParams& hp = model().hparams();
+    const int64_t hd = hp.head_dim, n = pass_.n_tokens;
+    if (!spec.fused_qkv)
+        return {reshape(project("attn_q", h), {hd, hp.n_head, n, 1}), reshape(project("attn_k", h), {hd, hp.n_head_kv, n, 1}),
+                reshape(project("attn_v", h), {hd, hp.n_head_kv, n, 1})};
+    // Each token's row of attn_qkv's output holds its q heads, then k's, then v's.
+    Tensor* qkv = project("attn_qkv", h);
+    const size_t f = sizeof(float);
+    auto heads = [&](int64_t count, int64_t first_head) {
+        return view(qkv, {hd, count, n, 1}, {f, size_t(hd) * f, qkv->nb[1], qkv->nb[1] * size_t(n)},
+                    size_t(first_head * hd) * f);
+    };
+    return {heads(hp.n_head, 0), heads(hp.n_head_kv, hp.n_head), heads(hp.n_head_kv, hp.n_head + hp.n_head_kv)};
+}
+
+Tensor* Layer::store(Tensor* x, void* cache_data, std::string_view what) {
+    KvCache& cache = pass_.cache;
+    Tensor* slots = pass_.positions;
+    if (cache.is_ring(index_))
+        for (const RingSlots& ring : pass_.rings)
+            if (ring.rows == cache.rows(index_)) slots = ring.slots;
+    Tensor* all = pass_.graph.external(prefix() + std::string(what) + "_cache", cache.type(), cache.shape(index_), cache_data);
+    return name(set_rows(all, permute(x, {0, 2, 1, 3}), slots), std::string(what) + "_stored");
 }
 
 Tensor* Layer::self_attention(Tensor* h, Tensor* residual, const AttentionSpec& spec) {
     const HyperParams& hp = model().hparams();
     const int64_t hd = hp.head_dim, n = pass_.n_tokens;
-    Tensor* q = reshape(project("attn_q", h), {hd, hp.n_head, n, 1});
-    Tensor* k = reshape(project("attn_k", h), {hd, hp.n_head_kv, n, 1});
-    Tensor* v = name(reshape(project("attn_v", h), {hd, hp.n_head_kv, n, 1}), "v");
+    auto [q, k, v] = project_qkv(h, spec);
+    v = name(v, "v");
     if (spec.qk_norm) {
         q = head_norm(q, "attn_q_norm");
         k = head_norm(k, "attn_k_norm");
@@ -66,22 +94,35 @@ Tensor* Layer::self_attention(Tensor* h, Tensor* residual, const AttentionSpec& 
     k = name(rope(k, spec), "k");
 
     KvCache& cache = pass_.cache;
-    Graph& g = pass_.graph;
-    Tensor* k_cache = g.external(prefix() + "k_cache", cache.type(), cache.shape(), cache.k(index_));
-    Tensor* v_cache = g.external(prefix() + "v_cache", cache.type(), cache.shape(), cache.v(index_));
-    Tensor* k_all = name(set_rows(k_cache, permute(k, {0, 2, 1, 3}), pass_.positions), "k_stored");
-    Tensor* v_all = name(set_rows(v_cache, permute(v, {0, 2, 1, 3}), pass_.positions), "v_stored");
-    const Shape used{hd, pass_.n_kv, hp.n_head_kv, 1};
-    const float kq_scale = 1.0f / std::sqrt(float(hd));
-    Tensor* att = name(attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), pass_.positions,
-                                 kq_scale),
+    Tensor* k_all = store(k, cache.k(index_), "k");
+    Tensor* v_all = store(v, cache.v(index_), "v");
+    // A ring holds its last rows positions; below that many, the rows written so far.
+    const Shape used{hd, std::min(cache.rows(index_), pass_.n_kv), hp.n_head_kv, 1};
+    const AttentionParams params{.scale = spec.scale > 0 ? spec.scale : 1.0f / std::sqrt(float(hd)),
+                                 .softcap = spec.softcap,
+                                 .window = model().sliding_window(index_)};
+    Tensor* att = name(attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), pass_.positions, params),
                        "attn");
-    return name(project("attn_output", reshape(att, {hd * hp.n_head, n, 1, 1}), residual), "attn_residual");
+    Tensor* out = project("attn_output", reshape(att, {hd * hp.n_head, n, 1, 1}), residual);
+    return name(out, residual ? "attn_residual" : "attn_out");
 }
 
-Tensor* Layer::swiglu_ffn(Tensor* h, Tensor* residual) {
-    Tensor* ff = name(swiglu(project("ffn_gate", h), project("ffn_up", h)), "ffn_swiglu");
-    return name(project("ffn_down", ff, residual), "ffn_residual");
+Tensor* Layer::feed_forward(Tensor* h, Tensor* residual, const FeedForwardSpec& spec) {
+    Tensor *gate, *up;
+    if (spec.fused_gate_up) {
+        // Each token's row of ffn_up's output holds the gate's n_ff values, then up's.
+        Tensor* both = project("ffn_up", h);
+        const int64_t n_ff = both->ne[0] / 2;
+        const Strides nb{sizeof(float), both->nb[1], both->nb[1] * size_t(both->ne[1]), both->nb[1] * size_t(both->ne[1])};
+        gate = view(both, {n_ff, both->ne[1], 1, 1}, nb);
+        up = view(both, {n_ff, both->ne[1], 1, 1}, nb, size_t(n_ff) * sizeof(float));
+    } else {
+        gate = project("ffn_gate", h);
+        up = project("ffn_up", h);
+    }
+    Tensor* ff = spec.gate == Gate::Gelu ? name(geglu(gate, up), "ffn_geglu") : name(swiglu(gate, up), "ffn_swiglu");
+    Tensor* out = project("ffn_down", ff, residual);
+    return name(out, residual ? "ffn_residual" : "ffn_out");
 }
 
 }  // namespace tessera::model

@@ -4,6 +4,7 @@
 // is named "blk.N.<what>" so that `tessera trace` can dump and compare it.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,17 +22,41 @@ struct PassContext {
     Graph& graph;
     KvCache& cache;
     Tensor* positions;  // I32 [n_tokens]
+    std::span<const RingSlots> rings;  // the cache rows of the positions in each ring size
     int64_t n_tokens;
     int64_t n_kv;  // cache positions attention reads
     ActivationPrecision precision;
 };
 
-// How a block's self-attention treats q and k.
+// How a block's self-attention treats q and k. The layer's sliding window
+// (Model::sliding_window) applies by itself.
 struct AttentionSpec {
     cpu::RopeMode rope = cpu::RopeMode::Normal;
     // Per-head RMS norm of q and k before rope, with the layer's
-    // attn_q_norm / attn_k_norm gains over head_dim (Qwen3).
+    // attn_q_norm / attn_k_norm gains over head_dim (Qwen3, Gemma 3).
     bool qk_norm = false;
+    // One attn_qkv projection whose output rows are q, k and v, read
+    // through views (Phi-3); else attn_q, attn_k and attn_v.
+    bool fused_qkv = false;
+    // Rope's base and linear scale; 0: the model's (Gemma 3's local layers have their own).
+    float rope_base = 0.0f, rope_freq_scale = 0.0f;
+    // The role of the per-pair frequency divisors, used where the model has it.
+    std::string_view rope_factors = "rope_freqs";
+    float rope_attn_factor = 1.0f;  // RopeParams::attn_factor
+    float scale = 0.0f;             // of q·k; 0: 1/sqrt(head_dim)
+    float softcap = 0.0f;           // AttentionParams::softcap (Gemma 2)
+};
+
+enum class Gate {
+    Silu,  // SwiGLU (Llama)
+    Gelu,  // GeGLU with tanh-approximated GELU (Gemma)
+};
+
+// How a block's feed-forward gates.
+struct FeedForwardSpec {
+    Gate gate = Gate::Silu;
+    // ffn_up holds the gate's rows, then up's (Phi-3), read through views; else ffn_gate and ffn_up.
+    bool fused_gate_up = false;
 };
 
 class Layer {
@@ -54,10 +79,18 @@ public:
     Tensor* project(std::string_view role, Tensor* x, Tensor* residual = nullptr);
     // residual + attn_output · attention(q, k, v of h): k and v appended to
     // the cache at the tokens' positions, every token attending to the cached
-    // positions up to its own. Named "attn_residual".
+    // positions up to its own (within the layer's window). Named
+    // "attn_residual"; without a residual (nullptr) "attn_out".
     Tensor* self_attention(Tensor* h, Tensor* residual, const AttentionSpec& spec);
-    // residual + ffn_down · (silu(ffn_gate · h) * (ffn_up · h)). Named "ffn_residual".
-    Tensor* swiglu_ffn(Tensor* h, Tensor* residual);
+    // residual + ffn_down · (act(ffn_gate · h) * (ffn_up · h)). Named
+    // "ffn_residual"; without a residual (nullptr) "ffn_out".
+    Tensor* feed_forward(Tensor* h, Tensor* residual, const FeedForwardSpec& spec = {});
+    // feed_forward with SwiGLU from ffn_gate and ffn_up.
+    Tensor* swiglu_ffn(Tensor* h, Tensor* residual) { return feed_forward(h, residual); }
+    // The context size of the pass's cache (Phi-3 picks its rope factors by it).
+    int64_t n_ctx() const { return pass_.cache.n_ctx(); }
+    // Whether this layer attends to a sliding window rather than all positions.
+    bool is_sliding() const { return model().sliding_window(index_) > 0; }
 
 private:
     // "blk.N."; nothing for the global tensors around the blocks (index -1).
@@ -65,6 +98,13 @@ private:
     // rms_norm of each head of x [head_dim, n_heads, n_tokens] with the gain of `role`.
     Tensor* head_norm(Tensor* x, std::string_view role);
     Tensor* rope(Tensor* x, const AttentionSpec& spec);
+    // q, k and v of h, each [head_dim, heads, n_tokens].
+    struct Qkv {
+        Tensor *q, *k, *v;
+    };
+    Qkv project_qkv(Tensor* h, const AttentionSpec& spec);
+    // The cache's K or V of this layer with x's rows stored at the tokens' rows.
+    Tensor* store(Tensor* x, void* cache_data, std::string_view what);
 
     const PassContext& pass_;
     int index_;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "models/kv_cache.hpp"
 #include "support/error.hpp"
 
 namespace tessera::model {
@@ -15,7 +16,9 @@ MemoryEstimate estimate_memory(const Model& model, int64_t n_ctx, GgmlType kv_ty
     const HyperParams& hp = model.hparams();
     MemoryEstimate m;
     if (model.file().is_copy()) m.weights = double(model.file().bytes().size());
-    const double kv_values = 2.0 * double(hp.n_layer) * double(n_ctx) * double(hp.n_head_kv) * double(hp.head_dim);
+    double kv_rows = 0;  // over all layers; a sliding-window layer keeps fewer (kv_cache.hpp)
+    for (int l = 0; l < int(hp.n_layer); ++l) kv_rows += double(KvCache::rows_for(model, l, n_ctx, std::max<int64_t>(batch, 1)));
+    const double kv_values = 2.0 * kv_rows * double(hp.n_head_kv) * double(hp.head_dim);
     m.kv_cache = kv_values * double(ggml_type_traits(kv_type).block_bytes);
     // Per token of a batch: the residual stream and norms, q/k/v and the
     // attention output, the feed-forward's gate, up and product, F32 each;

@@ -28,6 +28,7 @@ Model::Model(gguf::File file) : file_(std::move(file)) {
         throw Error(file_.name() + ": architecture '" + arch + "' is not supported (tessera knows: " +
                     std::string(known_architectures()) + ")");
     read_hparams();
+    read_sliding_windows();
     resolve_tensors();
     check_vectors_finite();
 }
@@ -100,6 +101,15 @@ void Model::read_hparams() {
                     " differs from key_length " + std::to_string(hp_.head_dim) +
                     "; tessera's attention needs them equal");
     read_rope_scaling();
+}
+
+void Model::read_sliding_windows() {
+    if (arch_->sliding_window == nullptr) return;
+    for (int l = 0; l < int(hp_.n_layer); ++l) {
+        const int64_t w = arch_->sliding_window(*this, l);
+        if (w < 0) throw Error(file_.name() + ": layer " + std::to_string(l) + " has a negative sliding window");
+        windows_.push_back(w);
+    }
 }
 
 // As llama.cpp reads them: the factor from rope.scaling.factor (or the older

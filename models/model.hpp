@@ -39,6 +39,8 @@ public:
     // The bias of a projection's role; nullptr when the model has none.
     const gguf::TensorInfo* bias(std::string_view role, int layer = -1) const;
     bool output_is_tied() const;
+    // Positions a query of the layer sees (Architecture::sliding_window); 0: all.
+    int64_t sliding_window(int layer) const { return windows_.empty() ? 0 : windows_[size_t(layer)]; }
     // Every tensor of the file, each once (the description uses them all).
     const std::vector<const gguf::TensorInfo*>& resolved_tensors() const { return resolved_; }
 
@@ -47,6 +49,7 @@ private:
 
     void read_hparams();
     void read_rope_scaling();
+    void read_sliding_windows();
     void resolve_tensors();
     // Throws when the file holds a tensor the description did not resolve.
     void check_all_tensors_resolved();
@@ -66,6 +69,7 @@ private:
     TensorTable globals_;
     std::vector<TensorTable> layers_;
     std::vector<const gguf::TensorInfo*> resolved_;
+    std::vector<int64_t> windows_;  // per layer; empty without windows
     HyperParams hp_{};
 };
 

@@ -34,8 +34,9 @@ int64_t context_that_fits(const Model& model, const SessionOptions& options) {
 }  // namespace
 
 Session::Session(const Model& model, SessionOptions options)
-    : model_(model), options_(options), cache_(model.hparams(), context_that_fits(model, options), options.kv_type) {
-    if (options_.batch < 1) throw Error("the batch size must be at least 1");
+    : model_(model),
+      options_(options),
+      cache_(model, context_that_fits(model, options), options.kv_type, options.batch) {
     BackendSet set = make_backends(options.backend, options.device, options.n_threads);
     backends_ = std::move(set.backends);
     notice_ = std::move(set.notice);
@@ -84,11 +85,12 @@ std::unique_ptr<Session::Plan> Session::make_plan(int64_t n_tokens, int64_t n_kv
     return plan;
 }
 
-void Session::truncate(int64_t n_past) {
+int64_t Session::truncate(int64_t n_past) {
     if (n_past < 0 || n_past > n_past_)
         throw Error("cannot keep " + std::to_string(n_past) + " positions of a context holding " +
                     std::to_string(n_past_));
-    n_past_ = n_past;
+    n_past_ = n_past_ - n_past <= cache_.rewindable() ? n_past : 0;
+    return n_past_;
 }
 
 std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logits) {
@@ -120,8 +122,7 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
         }
         DecoderPass& pass = *plan->pass;
         std::memcpy(pass.tokens->data, tokens.data() + first, n * sizeof(int32_t));
-        int32_t* pos = static_cast<int32_t*>(pass.positions->data);
-        std::iota(pos, pos + n, int32_t(n_past_));
+        pass.fill_positions(int32_t(n_past_));
         plan->exec->run();
         n_past_ += int64_t(n);
         if (options_.profile)

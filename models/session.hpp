@@ -49,8 +49,11 @@ public:
     int64_t n_past() const { return n_past_; }
     int64_t n_ctx() const { return cache_.n_ctx(); }
     void reset() { n_past_ = 0; }  // the cache's contents are overwritten from position 0
-    // Keeps the first n_past positions (at most n_past()); the next eval continues after them.
-    void truncate(int64_t n_past);
+    // Keeps the first n_past positions (at most n_past()); the next eval
+    // continues after them. Returns the positions kept: n_past, or 0 where a
+    // sliding-window cache no longer holds the window before n_past (its
+    // rows were reused), so that the caller evaluates those tokens again.
+    int64_t truncate(int64_t n_past);
     const Profile& profile() const { return profile_; }
     // Dumps every named node of the next pass into dir (see graph/trace.hpp).
     void trace_next_pass(std::string dir) { trace_dir_ = std::move(dir); }

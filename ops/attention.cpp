@@ -25,35 +25,42 @@ void reference(const Tensor& out) {
     const Tensor& k = *out.src[1];
     const Tensor& v = *out.src[2];
     const Tensor& pos = *out.src[3];
-    const double scale = out.param<AttentionParams>().scale;
-    const int64_t head_dim = q.ne[0], group = q.ne[1] / k.ne[2];
+    const AttentionParams& params = out.param<AttentionParams>();
+    const int64_t head_dim = q.ne[0], group = q.ne[1] / k.ne[2], n_rows = k.ne[1];
     std::vector<double> p;
     for (int64_t i = 0; i < q.ne[2]; ++i)
         for (int64_t h = 0; h < q.ne[1]; ++h) {
             const int64_t g = h / group;
-            const int64_t n = std::clamp<int64_t>(element<int32_t>(pos, i, {0, 0, 0}) + 1, 0, k.ne[1]);
+            const AttentionSpan span = attention_span(element<int32_t>(pos, i, {0, 0, 0}), n_rows, params.window);
+            const int64_t n = std::max<int64_t>(span.last - span.first + 1, 0);
+            auto row = [&](int64_t t) { return (span.first + t) % n_rows; };
             p.assign(size_t(n), 0.0);
             double max = -INFINITY, sum = 0;
-            for (int64_t j = 0; j < n; ++j) {
+            for (int64_t t = 0; t < n; ++t) {
                 double dot = 0;
-                for (int64_t d = 0; d < head_dim; ++d) dot += element<float>(q, d, {h, i, 0}) * kv_value(k, d, j, g);
-                p[size_t(j)] = scale * dot;
-                max = std::max(max, p[size_t(j)]);
+                for (int64_t d = 0; d < head_dim; ++d) dot += element<float>(q, d, {h, i, 0}) * kv_value(k, d, row(t), g);
+                double s = params.scale * dot;
+                if (params.softcap > 0) s = params.softcap * std::tanh(s / params.softcap);
+                p[size_t(t)] = s;
+                max = std::max(max, s);
             }
             for (double& x : p) sum += (x = std::exp(x - max));
             for (int64_t d = 0; d < head_dim; ++d) {
                 double acc = 0;
-                for (int64_t j = 0; j < n; ++j) acc += p[size_t(j)] * kv_value(v, d, j, g);
+                for (int64_t t = 0; t < n; ++t) acc += p[size_t(t)] * kv_value(v, d, row(t), g);
                 element<float>(out, d, {h, i, 0}) = n > 0 ? float(acc / sum) : 0.0f;
             }
         }
 }
 
-// Causal work: about half of n_q x n_kv score pairs for a prompt, all for one token.
+// Causal work: about half of n_q x n_rows score pairs for a prompt, all for
+// one token; a window shorter than the rows bounds each query's share.
 OpCost cost(const Tensor& out) {
     const Tensor& q = *out.src[0];
     const Tensor& k = *out.src[1];
-    const double pairs = double(q.ne[2]) * double(k.ne[1]) * (q.ne[2] > 1 ? 0.5 : 1.0);
+    const int64_t window = out.param<AttentionParams>().window;
+    const double pairs = window > 0 && window < k.ne[1] ? double(q.ne[2]) * double(window)
+                                                        : double(q.ne[2]) * double(k.ne[1]) * (q.ne[2] > 1 ? 0.5 : 1.0);
     return {.flops = 4.0 * pairs * double(q.ne[0]) * double(q.ne[1]),
             .bytes = double(q.nbytes() + out.nbytes()) + double(k.nbytes() + out.src[2]->nbytes())};
 }
@@ -62,7 +69,7 @@ OpCost cost(const Tensor& out) {
 
 const OpDef ops::kAttention{.name = "attention", .reference = reference, .cost = cost};
 
-Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, float scale) {
+Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, const AttentionParams& params) {
     Graph& g = graph_of({q, k, v, positions}, "attention");
     constexpr std::string_view op = "attention";
     check::type(op, *q, GgmlType::F32);
@@ -80,8 +87,10 @@ Tensor* attention(Tensor* q, Tensor* k, Tensor* v, Tensor* positions, float scal
     check::type(op, *positions, GgmlType::I32);
     check::that(positions->n_dims() == 1 && positions->ne[0] == q->ne[2] && positions->is_contiguous(), op,
                 [&] { return "positions " + describe(*positions) + " must hold one position per query of " + describe(*q); });
-    check::that(std::isfinite(scale), op, "scale must be finite");
-    return g.add_node(ops::kAttention, GgmlType::F32, q->ne, {q, k, v, positions}, AttentionParams{scale});
+    check::that(std::isfinite(params.scale), op, "scale must be finite");
+    check::that(std::isfinite(params.softcap) && params.softcap >= 0, op, "softcap must be finite and not negative");
+    check::that(params.window >= 0, op, "window must not be negative");
+    return g.add_node(ops::kAttention, GgmlType::F32, q->ne, {q, k, v, positions}, params);
 }
 
 }  // namespace tessera

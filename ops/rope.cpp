@@ -35,8 +35,9 @@ void reference(const Tensor& y) {
             const int64_t a = p.mode == RopeMode::Normal ? 2 * i : i;
             const int64_t b = p.mode == RopeMode::Normal ? 2 * i + 1 : i + half;
             const double x0 = element<float>(x, a, ri), x1 = element<float>(x, b, ri);
-            element<float>(y, a, ri) = float(x0 * std::cos(theta) - x1 * std::sin(theta));
-            element<float>(y, b, ri) = float(x0 * std::sin(theta) + x1 * std::cos(theta));
+            const double c = p.attn_factor * std::cos(theta), s = p.attn_factor * std::sin(theta);
+            element<float>(y, a, ri) = float(x0 * c - x1 * s);
+            element<float>(y, b, ri) = float(x0 * s + x1 * c);
         }
     });
 }
@@ -60,6 +61,7 @@ Tensor* rope(Tensor* x, Tensor* positions, const RopeParams& params, Tensor* fre
                 [&] { return "n_rot = " + std::to_string(params.n_rot) + " must be even and at most head_dim = " +
                     std::to_string(x->ne[0]); });
     check::that(params.freq_base > 0 && params.freq_scale > 0, "rope", "freq_base and freq_scale must be > 0");
+    check::that(std::isfinite(params.attn_factor) && params.attn_factor > 0, "rope", "attn_factor must be finite and > 0");
     std::vector<Tensor*> src{x, positions};
     if (freq_factors) {
         check::type("rope", *freq_factors, GgmlType::F32);

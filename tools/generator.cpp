@@ -15,8 +15,8 @@ Generator::Generator(const model::Model& model, const tokenizer::Tokenizer& toke
 size_t Generator::feed(std::span<const int32_t> tokens) {
     if (tokens.empty()) throw Error("the prompt is empty");
     const auto [differ, _] = std::ranges::mismatch(context_, tokens);
-    const size_t kept = std::min(size_t(differ - context_.begin()), tokens.size() - 1);
-    session_.truncate(int64_t(kept));
+    const size_t kept = size_t(
+        session_.truncate(int64_t(std::min(size_t(differ - context_.begin()), tokens.size() - 1))));
     context_.resize(kept);
     const std::span<const int32_t> rest = tokens.subspan(kept);
     logits_ = session_.eval(rest);

@@ -29,10 +29,14 @@ struct AttentionArgs {
     size_t v_pos_stride = 0, v_head_stride = 0;
     GgmlType kv_type = GgmlType::F32;
     int64_t n_kv = 0, n_head_kv = 0;  // n_head % n_head_kv == 0; head h reads kv head h / (n_head / n_head_kv)
-    // Position of each query token: query i sees kv positions j <= q_pos[i], j < n_kv.
-    // A query that sees no position gets zeros.
+    // Position of each query token. The n_kv rows hold the last n_kv
+    // positions, position j at row j mod n_kv; query i sees positions
+    // max(0, q_pos[i] - w + 1) .. q_pos[i], w = min(window, n_kv) (window 0:
+    // n_kv). A query that sees no position gets zeros.
     const int32_t* q_pos = nullptr;
-    float scale = 1.0f;  // usually 1/sqrt(head_dim)
+    int64_t window = 0;
+    float scale = 1.0f;    // usually 1/sqrt(head_dim)
+    float softcap = 0.0f;  // scores s become softcap * tanh(s / softcap); 0: unchanged
     // With F16 K/V, round like llama.cpp's non-flash path: q to F16 before q·k, and
     // the softmax probabilities to F16 before they multiply V (see the doc for
     // where the online-softmax kernel differs). No effect with F32 K/V.

@@ -51,14 +51,15 @@ public:
           m_(scratch + plan.m_offset),
           l_(scratch + plan.l_offset),
           alpha_(scratch + plan.alpha_offset),
-          bound_(scratch + plan.bound_offset) {}
+          bound_(scratch + plan.bound_offset),
+          low_(scratch + plan.low_offset) {}
 
     void run(const AttentionItem& it) {
-        const int64_t n_visible = load_queries(it);
+        const auto [first, last] = load_queries(it);
         const char* k = static_cast<const char*>(a_.k) + it.kv_head * a_.k_head_stride;
         const char* v = static_cast<const char*>(a_.v) + it.kv_head * a_.v_head_stride;
-        for (int64_t j0 = 0; j0 < n_visible; j0 += tile_) {
-            const int64_t nt = std::min(tile_, n_visible - j0);
+        for (int64_t j0 = first; j0 <= last; j0 += tile_) {
+            const int64_t nt = std::min(tile_, last + 1 - j0);
             const RowsF32 keys = kv_rows(k, a_.k_pos_stride, j0, nt, k_tile_);
             const RowsF32 values = kv_rows(v, a_.v_pos_stride, j0, nt, v_tile_);
             int64_t rb = 0;
@@ -74,15 +75,17 @@ private:
     using Batch = xsimd::batch<float, Arch>;
     static constexpr int64_t W = Batch::size;
 
-    // Fills qt_ and the row state; returns how many kv positions the item sees.
-    int64_t load_queries(const AttentionItem& it) {
+    // Fills qt_ and the row state; returns the kv positions [first, last]
+    // some row of the item sees (last < first: none).
+    VisiblePositions load_queries(const AttentionItem& it) {
         n_rows_ = (it.q_end - it.q_begin) * it.heads;
         batches_ = (n_rows_ + W - 1) / W;
-        int64_t n_visible = 0;
+        VisiblePositions all{std::numeric_limits<int64_t>::max(), -1};
         for (int64_t r = 0; r < batches_ * W; ++r) {
             if (r >= n_rows_) {  // padding rows: zero queries that see nothing
                 for (int64_t d = 0; d < d_; ++d) qt_[d * rows_ + r] = 0.0f;
                 bound_[r] = -1.0f;
+                low_[r] = 0.0f;
                 m_[r] = kNegInf;
                 l_[r] = 0.0f;
                 continue;
@@ -90,9 +93,11 @@ private:
             const int64_t i = it.q_begin + r / it.heads;
             const float* q = query_row(i, it.head_begin + r % it.heads);
             for (int64_t d = 0; d < d_; ++d) qt_[d * rows_ + r] = q[d];
-            const int64_t visible = visible_positions(a_, i);
-            n_visible = std::max(n_visible, visible);
-            bound_[r] = float(visible - 1);  // last visible position; exact below 2^24
+            const VisiblePositions seen = visible_positions(a_, i);
+            if (seen.count() > 0) all = {std::min(all.first, seen.first), std::max(all.last, seen.last)};
+            // First and last visible positions (last < first: none); exact below 2^24.
+            bound_[r] = seen.count() > 0 ? float(seen.last) : -1.0f;
+            low_[r] = float(seen.first);
             m_[r] = kNegInf;
             l_[r] = 0.0f;
             std::fill_n(acc_ + r * d_, d_, 0.0f);
@@ -103,7 +108,7 @@ private:
                     float* q = qt_ + d * rows_ + o;
                     F16Ops<Arch>::round(Batch::load_aligned(q)).store_aligned(q);
                 }
-        return n_visible;
+        return all;
     }
 
     const float* query_row(int64_t i, int64_t h) const {
@@ -111,14 +116,16 @@ private:
                                               h * a_.q_head_stride);
     }
 
-    // F16 rows are converted into the tile. F32 rows are read in place when only
-    // one row batch uses them; otherwise they are copied too, because cache rows
-    // a power-of-two stride apart share few L1 sets and evict each other.
+    // The rows of positions j0 .. j0 + nt - 1. F16 rows are converted into the
+    // tile. F32 rows are read in place when only one row batch uses them and
+    // they do not wrap around the ring; otherwise they are copied too, because
+    // cache rows a power-of-two stride apart share few L1 sets and evict each other.
     RowsF32 kv_rows(const char* head, size_t pos_stride, int64_t j0, int64_t nt, float* tile) const {
-        if (!f16_ && batches_ == 1)
-            return {reinterpret_cast<const float*>(head + j0 * pos_stride), int64_t(pos_stride / sizeof(float))};
+        const int64_t row0 = kv_row(a_, j0);
+        if (!f16_ && batches_ == 1 && row0 + nt <= a_.n_kv)
+            return {reinterpret_cast<const float*>(head + row0 * pos_stride), int64_t(pos_stride / sizeof(float))};
         for (int64_t t = 0; t < nt; ++t) {
-            const char* row = head + (j0 + t) * pos_stride;
+            const char* row = head + kv_row(a_, j0 + t) * pos_stride;
             if (f16_)
                 F16Ops<Arch>::to_f32(reinterpret_cast<const uint16_t*>(row), tile + t * d_, d_);
             else
@@ -171,12 +178,17 @@ private:
         const int64_t end = tile_visible(rb, 1, j0, nt);
         if (end == 0) return;  // no row of the batch sees this tile; its rows skip it in accumulate_values
         const int64_t o = rb * W;
-        const Batch bound = Batch::load_aligned(bound_ + o);
+        const Batch bound = Batch::load_aligned(bound_ + o), low = Batch::load_aligned(low_ + o);
         const Batch scale(a_.scale), neg_inf(kNegInf);
+        const bool capped = a_.softcap > 0.0f;
+        const Batch cap(a_.softcap), inv_cap(capped ? 1.0f / a_.softcap : 0.0f);
         Batch tile_max = neg_inf;
         for (int64_t t = 0; t < end; ++t) {
             float* s = s_ + t * rows_ + o;
-            const Batch masked = xsimd::select(Batch(float(j0 + t)) <= bound, Batch::load_aligned(s) * scale, neg_inf);
+            Batch scaled = Batch::load_aligned(s) * scale;
+            if (capped) scaled = cap * xsimd::tanh(scaled * inv_cap);
+            const Batch j(float(j0 + t));
+            const Batch masked = xsimd::select(j <= bound && j >= low, scaled, neg_inf);
             masked.store_aligned(s);
             tile_max = xsimd::max(tile_max, masked);
         }
@@ -290,7 +302,7 @@ private:
     const int64_t d_, rows_, tile_;
     const bool f16_, round_;
     float *const qt_, *const s_, *const acc_, *const k_tile_, *const v_tile_;
-    float *const m_, *const l_, *const alpha_, *const bound_;
+    float *const m_, *const l_, *const alpha_, *const bound_, *const low_;
     int64_t n_rows_ = 0, batches_ = 0;
 };
 

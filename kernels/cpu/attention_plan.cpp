@@ -1,6 +1,7 @@
 #include "kernels/cpu/attention_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "support/error.hpp"
@@ -30,6 +31,8 @@ void validate_attention_shape(const AttentionArgs& a) {
     require(a.n_head % a.n_head_kv == 0, "n_head (" + std::to_string(a.n_head) + ") is not a multiple of n_head_kv (" +
                                              std::to_string(a.n_head_kv) + ")");
     require(a.n_q >= 0 && a.n_kv >= 0, "n_q and n_kv must not be negative");
+    require(a.window >= 0, "window must not be negative");
+    require(std::isfinite(a.softcap) && a.softcap >= 0, "softcap must be finite and not negative");
     const size_t kv_elem = a.kv_type == GgmlType::F32 ? sizeof(float) : sizeof(uint16_t);
     require(a.q_token_stride % sizeof(float) == 0 && a.q_head_stride % sizeof(float) == 0 &&
                 a.out_token_stride % sizeof(float) == 0 && a.out_head_stride % sizeof(float) == 0,
@@ -86,6 +89,7 @@ AttentionPlan plan_attention(const AttentionArgs& a, int n_threads) {
     p.l_offset = take(rows);
     p.alpha_offset = take(rows);
     p.bound_offset = take(rows);
+    p.low_offset = take(rows);
     p.thread_floats = next;
     return p;
 }
@@ -114,7 +118,7 @@ std::pair<int64_t, int64_t> AttentionPlan::thread_items(const AttentionArgs& a, 
     auto block_cost = [&](int64_t block) {
         int64_t cost = 0;
         const int64_t end = std::min(a.n_q, (block + 1) * queries_per_block);
-        for (int64_t i = block * queries_per_block; i < end; ++i) cost += visible_positions(a, i) + 1;
+        for (int64_t i = block * queries_per_block; i < end; ++i) cost += visible_positions(a, i).count() + 1;
         return cost * heads_per_item;
     };
     int64_t per_head_item = 0;

@@ -37,7 +37,7 @@ struct AttentionPlan {
     size_t acc_offset = 0;    // rows x head_dim: unnormalized outputs
     size_t k_offset = 0;      // tile x head_dim: keys as F32 (converted or copied)
     size_t v_offset = 0;      // tile x head_dim: values as F32
-    size_t m_offset = 0, l_offset = 0, alpha_offset = 0, bound_offset = 0;  // rows each
+    size_t m_offset = 0, l_offset = 0, alpha_offset = 0, bound_offset = 0, low_offset = 0;  // rows each
     size_t thread_floats = 0;
 
     int64_t items() const;
@@ -56,10 +56,18 @@ void validate_attention_args(const AttentionArgs& a);
 // Plans for a team of n_threads; the shape must be valid.
 AttentionPlan plan_attention(const AttentionArgs& a, int n_threads);
 
-// Number of kv positions query i sees.
-inline int64_t visible_positions(const AttentionArgs& a, int64_t i) {
-    const int64_t end = int64_t(a.q_pos[i]) + 1;
-    return end < 0 ? 0 : (end > a.n_kv ? a.n_kv : end);
+// The kv positions [first, last] query i sees (none when last < first; see AttentionArgs).
+struct VisiblePositions {
+    int64_t first, last;
+    int64_t count() const { return last < first ? 0 : last - first + 1; }
+};
+inline VisiblePositions visible_positions(const AttentionArgs& a, int64_t i) {
+    const int64_t last = a.q_pos[i];
+    const int64_t w = a.window > 0 && a.window < a.n_kv ? a.window : a.n_kv;
+    const int64_t first = last - w + 1;
+    return {first < 0 ? 0 : first, last};
 }
+// The row of kv position j.
+inline int64_t kv_row(const AttentionArgs& a, int64_t j) { return j % a.n_kv; }
 
 }  // namespace tessera::cpu

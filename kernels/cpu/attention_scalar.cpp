@@ -15,7 +15,7 @@ namespace {
 float round_f16(float x) { return fp16_to_fp32(fp32_to_fp16(x)); }
 
 // kv row j of one head as F32: the cache row itself, or converted into `buffer`.
-const float* kv_row(const AttentionArgs& a, const char* head, size_t pos_stride, int64_t j, float* buffer) {
+const float* row_f32(const AttentionArgs& a, const char* head, size_t pos_stride, int64_t j, float* buffer) {
     const char* row = head + j * pos_stride;
     if (a.kv_type == GgmlType::F32) return reinterpret_cast<const float*>(row);
     const auto* h = reinterpret_cast<const uint16_t*>(row);
@@ -33,11 +33,13 @@ void attend_row(const AttentionArgs& a, int64_t i, int64_t h, int64_t kv_head, f
     const char* k = static_cast<const char*>(a.k) + kv_head * a.k_head_stride;
     const char* v = static_cast<const char*>(a.v) + kv_head * a.v_head_stride;
     float max = -std::numeric_limits<float>::infinity(), sum = 0.0f;
-    for (int64_t j = 0, n = visible_positions(a, i); j < n; ++j) {
-        const float* kj = kv_row(a, k, a.k_pos_stride, j, kv);
+    const VisiblePositions seen = visible_positions(a, i);
+    for (int64_t j = seen.first; j <= seen.last; ++j) {
+        const float* kj = row_f32(a, k, a.k_pos_stride, kv_row(a, j), kv);
         float s = 0.0f;
         for (int64_t d = 0; d < dim; ++d) s += q[d] * kj[d];
         s *= a.scale;
+        if (a.softcap > 0.0f) s = a.softcap * std::tanh(s / a.softcap);
         if (s > max) {  // new max: rescale what was summed against the old one
             const float alpha = std::exp(max - s);
             for (int64_t d = 0; d < dim; ++d) acc[d] *= alpha;
@@ -47,7 +49,7 @@ void attend_row(const AttentionArgs& a, int64_t i, int64_t h, int64_t kv_head, f
         const float p = std::exp(s - max);
         sum += p;
         const float pv = round ? round_f16(p) : p;
-        const float* vj = kv_row(a, v, a.v_pos_stride, j, kv);
+        const float* vj = row_f32(a, v, a.v_pos_stride, kv_row(a, j), kv);
         for (int64_t d = 0; d < dim; ++d) acc[d] += pv * vj[d];
     }
     float* out = reinterpret_cast<float*>(reinterpret_cast<char*>(a.out) + i * a.out_token_stride +

@@ -17,6 +17,9 @@ struct RopeParams {
     float freq_base;   // theta_i = pos * freq_scale * freq_base^(-2i/n_rot) (/ freq_factors[i]: rope())
     float freq_scale;  // linear position scaling
     RopeMode mode;
+    // Multiplies the rotated dims (cos and sin), as long-context rope
+    // variants ask (Phi-3's rope.scaling.attn_factor); the others pass through.
+    float attn_factor = 1.0f;
 };
 
 // Both kernels work on per-dim tables: dim d of a head turns into

@@ -98,6 +98,11 @@ void rope(const float* x, float* y, int64_t head_dim, int64_t n_heads, int32_t p
     tables.prepare(p, freq_factors);
     angles(double(pos) * double(p.freq_scale), tables.rate.data(), tables.cos.data(), tables.sin.data(),
            int64_t(p.n_rot));
+    if (p.attn_factor != 1.0f)
+        for (int64_t d = 0; d < p.n_rot; ++d) {
+            tables.cos[size_t(d)] *= p.attn_factor;
+            tables.sin[size_t(d)] *= p.attn_factor;
+        }
     rotate(x, y, head_dim, n_heads, int64_t(p.n_rot), p.mode, tables.cos.data(), tables.sin.data());
 }
 

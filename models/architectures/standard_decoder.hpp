@@ -5,6 +5,9 @@
 // attention and SwiGLU feed-forward.
 #pragma once
 
+#include <array>
+#include <iterator>
+
 #include "models/architecture.hpp"
 #include "models/layer.hpp"
 
@@ -24,6 +27,16 @@ inline constexpr HParam kStandardHParams[] = {
     {.name = "rope_base", .key = "{arch}.rope.freq_base", .source = Source::Float, .fallback = 10000.0},
     {.name = "n_rot", .key = "{arch}.rope.dimension_count", .fallback_expr = "head_dim"},
 };
+
+// kStandardHParams followed by an architecture's own.
+template <size_t N>
+constexpr std::array<HParam, std::size(kStandardHParams) + N> with_standard_hparams(const HParam (&own)[N]) {
+    std::array<HParam, std::size(kStandardHParams) + N> all{};
+    size_t i = 0;
+    for (const HParam& h : kStandardHParams) all[i++] = h;
+    for (const HParam& h : own) all[i++] = h;
+    return all;
+}
 
 inline constexpr TensorSpec kStandardGlobals[] = {
     {.role = "token_embd", .name = "token_embd.weight", .shape = {"n_embd", "n_vocab"}},

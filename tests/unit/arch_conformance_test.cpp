@@ -2,7 +2,8 @@
 // conformance/arch/ (one per family, F32, Q8_0 and Q4_K_M) run on each
 // backend and compared with llama.cpp's logits at every position, by the bar
 // of that folder's README (section 6):
-//  1. the F32 file with an F32 KV cache within 2e-3 of llama.cpp everywhere,
+//  1. the F32 file with an F32 KV cache within 2e-3 of llama.cpp everywhere
+//     (3e-3 for Gemma, whose GELU llama.cpp evaluates through an f16 table),
 //     with the same argmax wherever llama.cpp's top-1 leads its top-2 by > 1e-3;
 //  2. every file with an F16 KV cache at least as close, in mean KL over all
 //     positions, to the reference (llama.cpp's F32 file with an F32 cache) as
@@ -28,7 +29,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // The families tessera runs; later architectures join the list as they land.
-const char* const kArchitectures[] = {"llama3", "qwen3"};
+const char* const kArchitectures[] = {"llama3", "qwen3", "gemma3", "phi3"};
 const char* const kTypes[] = {"F32", "Q8_0", "Q4_K_M"};
 
 using test::argmax;
@@ -118,7 +119,7 @@ TEST_P(ArchF32Conformance, F32CacheMatchesLlamaCpp) {
     }
     std::printf("[arch] %-24s kv f32: max |tessera - llama.cpp| %.2e, argmax checked at %d positions\n",
                 case_name(c).c_str(), max_diff, checked);
-    EXPECT_LE(max_diff, 2e-3);
+    EXPECT_LE(max_diff, c.arch.starts_with("gemma") ? 3e-3 : 2e-3);
 }
 
 TEST_P(ArchConformance, AtLeastAsCloseToTheReferenceAsLlamaCpp) {

@@ -27,7 +27,9 @@ cpu::AttentionArgs args(const Tensor& out) {
             .n_kv = k.ne[1],
             .n_head_kv = k.ne[2],
             .q_pos = static_cast<const int32_t*>(out.src[3]->data),
+            .window = out.param<AttentionParams>().window,
             .scale = out.param<AttentionParams>().scale,
+            .softcap = out.param<AttentionParams>().softcap,
             .out = static_cast<float*>(out.data),
             .out_token_stride = out.nb[2],
             .out_head_stride = out.nb[1]};

@@ -69,7 +69,11 @@ struct Push {
     }
 };
 
-bool supports(const Tensor& out) { return out.ne[0] <= kMaxHeadDim; }
+bool supports(const Tensor& out) {
+    const AttentionParams& p = out.param<AttentionParams>();
+    const bool ring_or_window = p.window > 0 || p.softcap > 0;  // not in the shaders yet: the CPU runs these
+    return out.ne[0] <= kMaxHeadDim && !ring_or_window;
+}
 
 // attention_coopmat.comp: subgroups of 32 invocations, 16 query rows each.
 constexpr uint32_t kCoopSubgroups = 4, kCoopRows = 16 * kCoopSubgroups, kCoopMaxHeadDim = 128;

@@ -39,7 +39,7 @@ bool is_head_permute(const Tensor& v, const Tensor& of) {
 // matvec workgroup (an even number of rows per workgroup).
 bool rope_on_rows(const Tensor& r) {
     const RopeParams& p = r.param<RopeParams>();
-    return p.mode == RopeMode::Normal && r.ne[0] % 2 == 0 && p.n_rot % 2 == 0 && p.n_rot <= r.ne[0] &&
+    return p.mode == RopeMode::Normal && p.attn_factor == 1.0f && r.ne[0] % 2 == 0 && p.n_rot % 2 == 0 && p.n_rot <= r.ne[0] &&
            r.is_contiguous() && r.ne[0] < 65536;
 }
 

@@ -19,7 +19,9 @@ struct Push {
     float freq_scale, log2_rate;
 };
 
-bool supports(const Tensor&) { return true; }  // every rope: F32 [head_dim, n_head, n_tokens]
+// Every rope (F32 [head_dim, n_head, n_tokens]) but one with an attn_factor,
+// which the shader does not apply yet: the CPU runs those.
+bool supports(const Tensor& y) { return y.param<RopeParams>().attn_factor == 1.0f; }
 
 void record(const Tensor& y, Recorder& rec) {
     if (const auto f = fused_matvec(y)) return record_matvec(*f, rec);  // of an inlined matmul
