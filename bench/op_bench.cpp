@@ -1,7 +1,8 @@
 // Every op of the graph at the layer shapes of real models, as a graph of
 // one op node (inputs filled once) run through the executor, on its CPU
 // backend or on its Vulkan backend:
-//   BM_Op[/vulkan]/<op>/<model>/tokens:<T>             rms_norm mul add rope swiglu softmax set_rows attention
+//   BM_Op[/vulkan]/<op>/<model>/tokens:<T>             rms_norm head_norm mul add rope swiglu geglu softcap
+//                                                      softmax set_rows attention attention_window
 //   BM_Op[/vulkan]/get_rows/<type>/<model>/tokens:<T>
 //   BM_Op[/vulkan]/matmul/<type>/<matrix>/<model>/tokens:<T>   matrix: attn_q attn_k ffn_up ffn_down output
 // model: tinyllama-1.1b, llama-2-7b, llama-3-8b; T: 1, 32, 128, 512. Attention
@@ -301,6 +302,18 @@ const int registered = [] {
             Graph& g = og.graph;
             og.out = swiglu(g.input("gate", GgmlType::F32, {s.n_ff, t, 1, 1}), g.input("up", GgmlType::F32, {s.n_ff, t, 1, 1}));
         });
+        register_op("geglu", s, [](OpGraph& og, const ModelShape& s, int64_t t) {
+            Graph& g = og.graph;
+            og.out = geglu(g.input("gate", GgmlType::F32, {s.n_ff, t, 1, 1}), g.input("up", GgmlType::F32, {s.n_ff, t, 1, 1}));
+        });
+        register_op("softcap", s, [](OpGraph& og, const ModelShape& s, int64_t t) {  // Gemma 2's logits
+            og.out = softcap(og.graph.input("logits", GgmlType::F32, {s.n_vocab, t, 1, 1}), 30.0f);
+        });
+        register_op("head_norm", s, [hd, eps](OpGraph& og, const ModelShape& s, int64_t t) {  // Qwen3's, Gemma 3's q norm
+            Graph& g = og.graph;
+            og.out = rms_norm(g.input("q", GgmlType::F32, {hd, s.n_head, t, 1}), eps,
+                              g.weight("gain", GgmlType::F32, {hd, 1, 1, 1}, weight_data(og, GgmlType::F32, hd, 1)));
+        });
         register_op("softmax", s, [hd](OpGraph& og, const ModelShape& s, int64_t t) {
             // Attention scores of one head: T queries over the context, causal.
             Graph& g = og.graph;
@@ -320,6 +333,21 @@ const int registered = [] {
             Tensor* v = g.weight("v", GgmlType::F16, kv, weight_data(og, GgmlType::F16, hd, kContext * s.n_head_kv));
             og.out = attention(g.input("q", GgmlType::F32, {hd, s.n_head, t, 1}), k, v, positions(g, t),
                                1.0f / std::sqrt(float(hd)));
+        });
+        // A sliding-window layer's attention (Gemma 3's local layers): a
+        // window of 1024 over a ring of 1024 + 512 rows, at positions that
+        // have wrapped around the ring several times.
+        register_op("attention_window", s, [hd](OpGraph& og, const ModelShape& s, int64_t t) {
+            constexpr int64_t kWindow = 1024, kRows = 1536, kLast = 8191;
+            Graph& g = og.graph;
+            const Shape kv{hd, kRows, s.n_head_kv, 1};
+            Tensor* k = g.weight("k", GgmlType::F16, kv, weight_data(og, GgmlType::F16, hd, kRows * s.n_head_kv));
+            Tensor* v = g.weight("v", GgmlType::F16, kv, weight_data(og, GgmlType::F16, hd, kRows * s.n_head_kv));
+            auto* pos = reinterpret_cast<int32_t*>(og.own(size_t(t) * sizeof(int32_t)));
+            for (int64_t i = 0; i < t; ++i) pos[i] = int32_t(kLast - t + 1 + i);
+            og.out = attention(g.input("q", GgmlType::F32, {hd, s.n_head, t, 1}), k, v,
+                               g.weight("ring_positions", GgmlType::I32, {t, 1, 1, 1}, pos),
+                               {.scale = 1.0f / std::sqrt(float(hd)), .window = kWindow});
         });
         for (const QuantTypeEntry& e : enabled_quant_types()) {
             const GgmlType type = e.traits.id;
