@@ -14,8 +14,17 @@ struct FamilyName {
 };
 constexpr FamilyName kNames[] = {
     {ChatFamily::zephyr, "zephyr"}, {ChatFamily::llama2, "llama2"}, {ChatFamily::llama3, "llama3"},
-    {ChatFamily::chatml, "chatml"}, {ChatFamily::qwen3, "qwen3"},   {ChatFamily::plain, "plain"},
+    {ChatFamily::chatml, "chatml"}, {ChatFamily::qwen3, "qwen3"},   {ChatFamily::gemma, "gemma"},
+    {ChatFamily::phi3, "phi3"},     {ChatFamily::plain, "plain"},
 };
+
+// "zephyr, llama2, ...": the names named() knows, plain last unless left out.
+std::string known_names(bool with_plain = true) {
+    std::string out;
+    for (const auto& n : kNames)
+        if (with_plain || n.family != ChatFamily::plain) out += (out.empty() ? "" : ", ") + std::string(n.name);
+    return out;
+}
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
@@ -44,21 +53,32 @@ std::string zephyr(std::span<const ChatMessage> messages, bool add_generation_pr
     return out;
 }
 
+// For the formats whose templates raise an error otherwise: after an optional
+// first system message (already taken off `turns`; `skipped` says whether there
+// was one), the roles alternate user, assistant, user, ...
+void require_alternating(std::string_view family, std::span<const ChatMessage> turns, bool skipped) {
+    for (size_t i = 0; i < turns.size(); ++i) {
+        const std::string_view expected = i % 2 == 0 ? "user" : "assistant";
+        if (turns[i].role != expected)
+            throw Error("chat template " + std::string(family) + ": message " + std::to_string(i + 1 + skipped) +
+                        " has role \"" + turns[i].role +
+                        "\"; after an optional first system message, roles must alternate user/assistant");
+    }
+}
+
 // Meta's Llama-2 chat format: the system prompt goes inside the first [INST],
 // every user turn opens with BOS, every assistant turn closes with EOS.
 std::string llama2(std::span<const ChatMessage> messages) {
     std::string system;
-    if (!messages.empty() && messages.front().role == "system") {
+    const bool has_system = !messages.empty() && messages.front().role == "system";
+    if (has_system) {
         system = "<<SYS>>\n" + messages.front().content + "\n<</SYS>>\n\n";
         messages = messages.subspan(1);
     }
+    require_alternating("llama2", messages, has_system);
     std::string out;
     for (size_t i = 0; i < messages.size(); ++i) {
         const auto& m = messages[i];
-        const std::string_view expected = i % 2 == 0 ? "user" : "assistant";
-        if (m.role != expected)
-            throw Error("chat template llama2: message " + std::to_string(i + 1) + " has role \"" + m.role +
-                        "\"; after an optional first system message, roles must alternate user/assistant");
         const std::string content = (i == 0 ? system : "") + m.content;
         if (m.role == "user") out += "<s>[INST] " + std::string(trimmed(content)) + " [/INST]";
         else out += " " + std::string(trimmed(content)) + " </s>";
@@ -143,6 +163,49 @@ std::string qwen3(std::span<const ChatMessage> messages, const ChatOptions& opti
     return out;
 }
 
+// Gemma 3's template. Gemma has no system role: Gemma 3's template puts a
+// first system message's content, untrimmed, and "\n\n" at the start of the
+// first turn (Gemma 1 and 2's templates raise an error instead; tessera renders
+// Gemma 3's way for all of them, so that a system prompt works). The roles must
+// then alternate user/model, the assistant's turns are named "model", every
+// content is trimmed, and the prompt starts with Gemma's BOS text. (A system
+// message with no turn after it renders nothing, as in the template.)
+std::string gemma(std::span<const ChatMessage> messages, bool add_generation_prompt) {
+    std::string first_prefix;
+    const bool has_system = !messages.empty() && messages.front().role == "system";
+    if (has_system) {
+        first_prefix = messages.front().content + "\n\n";
+        messages = messages.subspan(1);
+    }
+    require_alternating("gemma", messages, has_system);
+    std::string out = "<bos>";
+    for (size_t i = 0; i < messages.size(); ++i) {
+        const auto& m = messages[i];
+        out += "<start_of_turn>" + std::string(m.role == "assistant" ? "model" : "user") + "\n" +
+               (i == 0 ? first_prefix : "") + std::string(trimmed(m.content)) + "<end_of_turn>\n";
+    }
+    if (add_generation_prompt) out += "<start_of_turn>model\n";
+    return out;
+}
+
+// Phi-3-mini's (and Phi-3.5-mini's) template: "<|role|>\n" + content + "<|end|>\n"
+// per message, contents as given, no BOS text (the tokenizer adds BOS where the
+// vocabulary asks). Every turn, the assistant's too, ends with <|end|>; without a
+// generation prompt the template ends with the EOS text <|endoftext|> instead.
+// The template skips messages of other roles without a word; tessera refuses them.
+std::string phi3(std::span<const ChatMessage> messages, bool add_generation_prompt) {
+    std::string out;
+    for (size_t i = 0; i < messages.size(); ++i) {
+        const std::string& role = messages[i].role;
+        if (role != "system" && role != "user" && role != "assistant")
+            throw Error("chat template phi3: message " + std::to_string(i + 1) + " has role \"" + role +
+                        "\"; the template renders system, user and assistant messages only");
+        out += "<|" + role + "|>\n" + messages[i].content + "<|end|>\n";
+    }
+    out += add_generation_prompt ? "<|assistant|>\n" : "<|endoftext|>";
+    return out;
+}
+
 std::string plain(std::span<const ChatMessage> messages, bool add_generation_prompt) {
     std::string out;
     for (const auto& m : messages) out += m.role + ": " + m.content + "\n";
@@ -158,19 +221,21 @@ ChatTemplate ChatTemplate::detect(std::string_view jinja) {
     if (contains(jinja, "<|im_start|>")) return {ChatFamily::chatml, ""};
     if (contains(jinja, "<|start_header_id|>")) return {ChatFamily::llama3, ""};
     if (contains(jinja, "[INST]")) return {ChatFamily::llama2, ""};
+    if (contains(jinja, "<start_of_turn>")) return {ChatFamily::gemma, ""};
+    // Before Zephyr, whose <|user|> and <|assistant|> Phi-3 shares (and Phi-3's templates
+    // name eos_token too); Zephyr ends turns with </s>, Phi-3 with <|end|>. Phi-3-small's
+    // template builds '<|' + role + '|>', so <|user|> need not be written out.
+    if (contains(jinja, "<|assistant|>") && contains(jinja, "<|end|>")) return {ChatFamily::phi3, ""};
     if (contains(jinja, "<|user|>") && (contains(jinja, "</s>") || contains(jinja, "eos_token")))
         return {ChatFamily::zephyr, ""};
-    return {ChatFamily::plain, "chat template not recognized (none of the zephyr, llama2, llama3, chatml, qwen3 markers); "
-                               "using plain \"role: content\" lines"};
+    return {ChatFamily::plain, "chat template not recognized (none of the markers of " + known_names(false) +
+                                   "); using plain \"role: content\" lines"};
 }
 
 ChatTemplate ChatTemplate::named(std::string_view name) {
-    std::string known;
-    for (const auto& n : kNames) {
+    for (const auto& n : kNames)
         if (n.name == name) return {n.family, ""};
-        known += (known.empty() ? "" : ", ") + std::string(n.name);
-    }
-    throw Error("unknown chat template \"" + std::string(name) + "\" (known: " + known + ")");
+    throw Error("unknown chat template \"" + std::string(name) + "\" (known: " + known_names() + ")");
 }
 
 ChatTemplate ChatTemplate::for_model(const gguf::File& file, std::string_view name) {
@@ -195,6 +260,8 @@ std::string ChatTemplate::apply(std::span<const ChatMessage> messages, const Cha
         case ChatFamily::llama3: return llama3(messages, add_generation_prompt);
         case ChatFamily::chatml: return chatml(messages, add_generation_prompt);
         case ChatFamily::qwen3: return qwen3(messages, options);
+        case ChatFamily::gemma: return gemma(messages, add_generation_prompt);
+        case ChatFamily::phi3: return phi3(messages, add_generation_prompt);
         case ChatFamily::plain: break;
     }
     return plain(messages, add_generation_prompt);

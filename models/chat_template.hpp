@@ -26,6 +26,8 @@ enum class ChatFamily {
     llama3,  // <|start_header_id|>user<|end_header_id|>\n\n...<|eot_id|>
     chatml,  // <|im_start|>user\n...<|im_end|>\n
     qwen3,   // ChatML, with Qwen3's <think> blocks and its enable_thinking switch
+    gemma,   // <bos><start_of_turn>user\n...<end_of_turn>\n (Gemma 2 and 3; the assistant is "model")
+    phi3,    // <|user|>\n...<|end|>\n (Phi-3, Phi-3.5)
     plain,   // "role: content" lines, for templates not recognized
 };
 
@@ -42,7 +44,8 @@ class ChatTemplate {
 public:
     // The family whose markers `jinja` contains; plain, with a warning(), when none matches.
     static ChatTemplate detect(std::string_view jinja);
-    // "zephyr", "llama2", "llama3", "chatml", "qwen3" or "plain"; tessera::Error listing them otherwise.
+    // "zephyr", "llama2", "llama3", "chatml", "qwen3", "gemma", "phi3" or "plain";
+    // tessera::Error listing them otherwise.
     static ChatTemplate named(std::string_view name);
     // `name` when not empty, else detected from the file's tokenizer.chat_template
     // (plain, with a warning(), when the file has none).

@@ -167,7 +167,7 @@ void add_run_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_flag("--no-display-prompt", o->no_display_prompt, "Print only the generated text, not the prompt before it");
     cmd->add_flag("--chat", o->chat, "Format the prompt with the model's chat template");
-    cmd->add_option("--chat-template", o->chat_template, "Template family: zephyr, llama2, llama3, chatml, qwen3, plain");
+    cmd->add_option("--chat-template", o->chat_template, "Template family: zephyr, llama2, llama3, chatml, qwen3, gemma, phi3, plain");
     cmd->add_option("--system-prompt", o->system_prompt, "With --chat or -i: a system message first");
     cmd->add_flag("--no-think", o->no_think,
                   "With --chat or -i and Qwen3's template: answer without thinking first (enable_thinking=false)");
