@@ -11,7 +11,11 @@ namespace tessera::tokenizer {
 Tokenizer::Tokenizer(Vocab vocab)
     : vocab_(std::move(vocab)),
       always_special_(vocab_, {TokenType::user_defined}),
-      with_control_(vocab_, {TokenType::user_defined, TokenType::control}) {}
+      // As llama.cpp does, parse_special matches unknown tokens too: "<unk>" in the text is <unk>.
+      with_special_(vocab_, {TokenType::user_defined, TokenType::control, TokenType::unknown}),
+      rstrip_(vocab_.size(), false) {
+    for (const TokenId id : vocab_.data().rstrip_ids) rstrip_[size_t(id)] = true;
+}
 
 std::unique_ptr<Tokenizer> Tokenizer::create(Vocab vocab) {
     if (vocab.model() == "llama") return std::make_unique<SpmTokenizer>(std::move(vocab));
@@ -32,7 +36,7 @@ std::vector<TokenId> Tokenizer::encode(std::string_view text, const EncodeOption
     const VocabData& d = vocab_.data();
     std::vector<TokenId> out;
     if (options.add_special && d.add_bos && d.bos_id != kNoToken) out.push_back(d.bos_id);
-    const SpecialTokenMatcher& specials = options.parse_special ? with_control_ : always_special_;
+    const SpecialTokenMatcher& specials = options.parse_special ? with_special_ : always_special_;
     bool starts_segment = true;
     for (size_t pos = 0; pos < text.size();) {
         const auto match = specials.find(text, pos);
@@ -41,6 +45,9 @@ std::vector<TokenId> Tokenizer::encode(std::string_view text, const EncodeOption
         out.push_back(match.id);
         starts_segment = true;
         pos = match.pos + match.length;
+        // C's isspace in the "C" locale, as llama.cpp tests it.
+        if (rstrip_[size_t(match.id)])
+            while (pos < text.size() && std::string_view(" \t\n\v\f\r").find(text[pos]) != std::string_view::npos) ++pos;
     }
     if (options.add_special && d.add_eos && d.eos_id != kNoToken) out.push_back(d.eos_id);
     return out;

@@ -2,8 +2,9 @@
 // tokenizers, and the factory that picks one by tokenizer.ggml.model.
 //
 // encode() splits the text at special tokens (user-defined tokens always,
-// control tokens only with parse_special), has the concrete tokenizer encode
-// each piece of plain text between them, and adds BOS/EOS as the vocabulary asks.
+// control and unknown tokens only with parse_special; the whitespace after a
+// token the vocabulary marks rstrip is dropped), has the concrete tokenizer
+// encode each piece of plain text between them, and adds BOS/EOS as the vocabulary asks.
 #pragma once
 
 #include <memory>
@@ -23,7 +24,7 @@ namespace tessera::tokenizer {
 
 struct EncodeOptions {
     bool add_special = true;     // BOS / EOS where the vocabulary's add_bos / add_eos ask for them
-    bool parse_special = false;  // control tokens written in the text (e.g. "</s>") become those tokens
+    bool parse_special = false;  // control and unknown tokens written in the text (e.g. "</s>") become those tokens
 };
 
 class Tokenizer {
@@ -66,7 +67,8 @@ protected:
 
 private:
     SpecialTokenMatcher always_special_;  // user-defined tokens
-    SpecialTokenMatcher with_control_;    // user-defined and control tokens
+    SpecialTokenMatcher with_special_;    // user-defined, control and unknown tokens
+    std::vector<bool> rstrip_;            // by id: VocabData::rstrip_ids
 };
 
 }  // namespace tessera::tokenizer

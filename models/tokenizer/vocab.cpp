@@ -1,6 +1,7 @@
 #include "models/tokenizer/vocab.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 
 #include "models/gguf/file.hpp"
@@ -59,6 +60,25 @@ bool default_add_bos(bool spm, std::string_view pre) {
     return std::ranges::find(adds_bos, pre) != std::end(adds_bos);
 }
 
+// llama.cpp's rule for Phi-3 vocabularies, recognized by general.name: their
+// tokenizer.json marks the special tokens rstrip (the whitespace after them is
+// no text: "<|user|>\nHi" encodes as <|user|> ▁Hi), all but <unk>, <s> and
+// <|endoftext|>. Special here means what encode() can match: control,
+// user-defined and unknown tokens.
+std::vector<TokenId> phi3_rstrip_ids(const gguf::File& file, const VocabData& d) {
+    std::string name = file.get_string("general.name", "");
+    std::ranges::transform(name, name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (name.find("phi-3") == std::string::npos && name.find("phi3") == std::string::npos) return {};
+    std::vector<TokenId> ids;
+    for (size_t i = 0; i < d.tokens.size(); ++i) {
+        const TokenType t = d.types.empty() ? TokenType::normal : d.types[i];
+        const bool special = t == TokenType::control || t == TokenType::user_defined || t == TokenType::unknown;
+        const std::string& text = d.tokens[i];
+        if (special && text != "<unk>" && text != "<s>" && text != "<|endoftext|>") ids.push_back(TokenId(i));
+    }
+    return ids;
+}
+
 void check_length(size_t n, size_t n_tokens, std::string_view key) {
     if (n != n_tokens)
         throw Error(std::string(key) + " has " + std::to_string(n) + " entries but " + std::string(kTokens) +
@@ -83,6 +103,7 @@ Vocab::Vocab(VocabData data) : data_(std::move(data)) {
     check_id(data_.bos_id, n, "tokenizer.ggml.bos_token_id");
     check_id(data_.eos_id, n, "tokenizer.ggml.eos_token_id");
     check_id(data_.unk_id, n, "tokenizer.ggml.unknown_token_id");
+    for (const TokenId id : data_.rstrip_ids) check_id(id, n, "rstrip token");
     // Some converters mark every token normal (GPT-2's <|endoftext|> included);
     // BOS/EOS must still be control tokens, or they would decode as text.
     for (const TokenId id : {data_.bos_id, data_.eos_id})
@@ -135,6 +156,7 @@ Vocab Vocab::from_gguf(const gguf::File& file) {
     d.add_bos = file.get_bool("tokenizer.ggml.add_bos_token", default_add_bos(spm, d.pre));
     d.add_eos = file.get_bool("tokenizer.ggml.add_eos_token", false);
     d.add_space_prefix = file.get_bool("tokenizer.ggml.add_space_prefix", spm);
+    d.rstrip_ids = phi3_rstrip_ids(file, d);
     try {
         return Vocab(std::move(d));
     } catch (const Error& e) {

@@ -43,6 +43,9 @@ struct VocabData {
     bool add_bos = false;
     bool add_eos = false;
     bool add_space_prefix = false;
+    // Special tokens that swallow the whitespace after them when encode() matches
+    // them (Hugging Face's rstrip); from_gguf fills it for Phi-3 vocabularies only.
+    std::vector<TokenId> rstrip_ids;
 };
 
 class Vocab {

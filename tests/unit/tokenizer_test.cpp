@@ -3,6 +3,7 @@
 // and the llama.cpp conformance cases and golden prompts when the data is present.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -150,6 +151,87 @@ TEST(TokenizerSpm, BosEosAndSpecialTokens) {
     const auto t2 = Tokenizer::from_gguf(write_and_open(w, dir2));
     EXPECT_EQ(t2->encode("a"), (Ids{7, 2}));
     EXPECT_EQ(t2->decode(Ids{7, 6, 8}), "a b");  // no prefix added, none removed
+}
+
+// Gemma 3's kind of SentencePiece vocabulary: tokenizer.ggml.add_space_prefix
+// false, <bos> 2, the turn markers control tokens, a user-defined token, "\n" a
+// piece of its own, byte tokens last. Expected ids worked out by hand; llama.cpp's
+// llama_tokenize gives the same for this vocabulary (checked once, outside the tests).
+std::vector<SpmToken> gemma_like_tokens() {
+    std::vector<SpmToken> tokens = {
+        {"<pad>", 0, TokenType::control},             // 0
+        {"<eos>", 0, TokenType::control},             // 1
+        {"<bos>", 0, TokenType::control},             // 2
+        {"<unk>", 0, TokenType::unknown},             // 3
+        {"<start_of_turn>", 0, TokenType::control},   // 4
+        {"<end_of_turn>", 0, TokenType::control},     // 5
+        {"<start_of_image>", 0, TokenType::user_defined},  // 6
+        {"\n", 0, TokenType::normal},                 // 7
+        {kSp, 0, TokenType::normal},                  // 8
+    };
+    // 9..20: single letters; 21..33: words, each reachable by one chain of merges.
+    for (const char* c : {"H", "i", "t", "h", "e", "r", "u", "s", "m", "o", "d", "l"}) tokens.push_back({c, 0, TokenType::normal});
+    for (const std::string& w : std::vector<std::string>{"Hi", "th", "the", "ther", "there", kSp + "there", "us", "use",
+                                                         "user", "mo", "mod", "mode", "model"})
+        tokens.push_back({w, -1, TokenType::normal});
+    // 34..289: <0x00>..<0xFF>.
+    for (int b = 0; b < 256; ++b) {
+        char name[8];
+        std::snprintf(name, sizeof name, "<0x%02X>", b);
+        tokens.push_back({name, 0, TokenType::byte});
+    }
+    return tokens;
+}
+
+std::unique_ptr<Tokenizer> gemma_like(const ScratchDir& dir, bool add_space_prefix) {
+    auto w = spm_writer(gemma_like_tokens());
+    w.add_kv("tokenizer.ggml.bos_token_id", Value{uint32_t(2)});
+    w.add_kv("tokenizer.ggml.eos_token_id", Value{uint32_t(1)});
+    w.add_kv("tokenizer.ggml.unknown_token_id", Value{uint32_t(3)});
+    w.add_kv("tokenizer.ggml.add_space_prefix", Value{add_space_prefix});
+    return Tokenizer::from_gguf(write_and_open(w, dir, add_space_prefix ? "gemma-prefix.gguf" : "gemma.gguf"));
+}
+
+TEST(TokenizerSpm, NoSpacePrefixAsInGemma3) {
+    ScratchDir dir;
+    const auto t = gemma_like(dir, false);
+    EXPECT_FALSE(t->strips_leading_space());
+    const std::string chat = "<start_of_turn>user\nHi there<end_of_turn>\n<start_of_turn>model\n";
+    // No ▁ (8) starts the text or follows a special token; spaces in the text still become ▁.
+    EXPECT_EQ(t->encode(chat, {.parse_special = true}), (Ids{2, 4, 29, 7, 21, 26, 5, 7, 4, 33, 7}));
+    EXPECT_EQ(plain(*t, "Hi  there"), (Ids{21, 8, 26}));
+    EXPECT_EQ(plain(*t, " Hi"), (Ids{8, 21}));
+    // A user-defined token is matched without parse_special, and no ▁ follows it either.
+    EXPECT_EQ(plain(*t, "Hi<start_of_image>there"), (Ids{21, 6, 25}));
+    // Without parse_special a control token's text is text: '<' is <0x3C>, 34 + 0x3C = 94.
+    EXPECT_EQ(plain(*t, "<end_of_turn>").front(), 94);
+    // parse_special matches the unknown token's text too, as llama.cpp does.
+    EXPECT_EQ(t->encode("<unk>there", {.add_special = false, .parse_special = true}), (Ids{3, 25}));
+    // Decoding removes no leading space, since encoding added none.
+    EXPECT_EQ(t->decode(Ids{2, 4, 29, 7, 21, 26, 5}), "user\nHi there");
+    EXPECT_EQ(t->decode(Ids{26, 7}), " there\n");
+    EXPECT_EQ(t->decode(Ids{2, 4, 29, 7, 21, 26, 5}, true), "<bos><start_of_turn>user\nHi there<end_of_turn>");
+
+    // The same vocabulary with the prefix: ▁ starts the text and follows every special token.
+    const auto prefixed = gemma_like(dir, true);
+    EXPECT_EQ(prefixed->encode(chat, {.parse_special = true}), (Ids{2, 4, 8, 29, 7, 21, 26, 5, 8, 7, 4, 8, 33, 7}));
+    EXPECT_EQ(plain(*prefixed, "Hi<start_of_image>there"), (Ids{8, 21, 6, 26}));
+}
+
+// Phi-3's vocabularies (recognized by general.name, as llama.cpp does): the
+// special tokens but <unk>, <s> and <|endoftext|> swallow the whitespace after them.
+TEST(TokenizerSpm, Phi3SpecialTokensSwallowTheWhitespaceAfterThem) {
+    ScratchDir dir;
+    auto w = spm_writer(tiny_spm_tokens());
+    w.add_kv("general.name", Value{std::string("Phi-3-mini-4k-instruct")});
+    const auto phi3 = Tokenizer::from_gguf(write_and_open(w, dir, "phi3.gguf"));
+    // " \n b" after <|tool|> is gone but its "b", which starts a segment: ▁ b (no "▁b" token).
+    EXPECT_EQ(plain(*phi3, "a<|tool|> \n b"), (Ids{12, 16, 6, 8}));
+    EXPECT_EQ(phi3->encode("</s>\ta", {.add_special = false, .parse_special = true}), (Ids{2, 12}));
+    EXPECT_EQ(phi3->encode("<s> a", {.add_special = false, .parse_special = true}), (Ids{1, 6, 12}));
+    EXPECT_EQ(phi3->encode("<unk> a", {.add_special = false, .parse_special = true}), (Ids{0, 6, 12}));
+    // Another vocabulary keeps the whitespace: ▁▁ \n ▁b.
+    EXPECT_EQ(plain(*tiny_spm(dir), "a<|tool|> \n b"), (Ids{12, 16, 6, 6, 3, 6, 8}));
 }
 
 TEST(TokenizerSpm, Decode) {
@@ -415,6 +497,24 @@ TEST(TokenizerConformance, Gpt2EndOfTextIsControl) {
     const auto t = Tokenizer::from_gguf(gguf::File::open((dir / "tokenizer/ggml-vocab-gpt-2.gguf").string()));
     EXPECT_EQ(t->encode("Hello<|endoftext|>", {.parse_special = true}), (Ids{15496, 50256}));
     EXPECT_EQ(t->decode(Ids{15496, 50256}), "Hello");
+}
+
+TEST(TokenizerConformance, Phi3SpmCases) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const fs::path phi3 = dir / "tokenizer/more/ggml-vocab-phi-3.gguf";
+    if (!fs::exists(phi3)) GTEST_SKIP() << "no " << phi3;
+    check_cases(phi3);
+}
+
+// Phi-3's chat prompt as llama.cpp's llama_tokenize gives it (parse_special):
+// no "\n" after <|system|>, <|end|>, <|user|>, and "You" a word of its own.
+TEST(TokenizerConformance, Phi3ChatPrompt) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const fs::path phi3 = dir / "tokenizer/more/ggml-vocab-phi-3.gguf";
+    if (!fs::exists(phi3)) GTEST_SKIP() << "no " << phi3;
+    const auto t = Tokenizer::from_gguf(gguf::File::open(phi3.string()));
+    EXPECT_EQ(t->encode("<|system|>\nYou are terse.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>", {.parse_special = true}),
+              (Ids{1, 32006, 887, 526, 1935, 344, 29889, 32007, 32010, 6324, 32007, 32001}));
 }
 
 // Neither file has tokenizer.ggml.add_bos_token: Llama-3's vocabulary adds
