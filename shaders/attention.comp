@@ -12,7 +12,11 @@
 //      probabilities; meanwhile the tile's values -> the same shared memory
 //   4. each invocation updates its outputs, OUT_ROWS rows by 4 dims at a
 //      time: acc = acc * rescale + P V
-// A row's keys past its position take no part. Queries, keys and values sit
+// The tiles walk the positions the workgroup's rows see together (the union
+// of their spans: a window and a few tokens for a sliding-window layer),
+// reading position j from cache row j mod n_kv; a row's scores outside its
+// own span take no part. Scores are soft-capped before the softmax where
+// softcap > 0 (attention_span.glsl). Queries, keys and values sit
 // in shared memory as vec4s of dims, rows padded with zeros to whole vec4s:
 // the blocks of steps 2 and 4 read one vec4 per 4 to 8 multiply-adds where
 // two floats per multiply-add were read before, which with 32 rows per
@@ -22,6 +26,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+#include "attention_span.glsl"
 
 layout(constant_id = 1) const uint HEAD_DIM = 128;
 layout(constant_id = 2) const uint ROWS = 8;      // query rows per workgroup, a multiple of 4
@@ -47,6 +52,8 @@ layout(push_constant) uniform Push {
     uint o_first, o_nb1, o_nb2;
     uint pos_first;
     float scale;
+    float softcap;  // 0: none
+    uint window;    // 0: all n_kv rows
 } p;
 
 const uint NT = gl_WorkGroupSize.x;
@@ -63,22 +70,24 @@ shared vec4 qs[ROWS * D4];       // the rows' queries, times scale
 shared vec4 kv[TILE * KV_STRIDE];  // the tile's keys, then its values
 shared float ps[ROWS * TILE];    // scores, then probabilities
 shared float row_max[ROWS], row_sum[ROWS], row_rescale[ROWS];
-shared uint row_keys[ROWS];  // keys the row sees: 0 for rows past the last
-shared uint row_seen[ROWS];  // of them, in the current tile
+shared uint row_begin[ROWS], row_end[ROWS];  // the positions the row sees: none for rows past the last
+shared uint row_seen[ROWS];  // the end of its keys in the current tile (those before its begin have P 0)
 
 float kv_value(bool values, uint i) {
     if (values) return KV_F16 ? float(v16[i]) : v32[i];
     return KV_F16 ? float(k16[i]) : k32[i];
 }
 
-// Keys from n_keys on may be unwritten cache entries: they load as 0.
-void load_tile(uint first_key, uint n_keys, uint kv_head, bool values) {
+// Positions from `end` on may be unwritten cache entries: they load as 0 (a
+// probability of 0 times a NaN would not be 0).
+void load_tile(uint first_key, uint end, uint kv_head, bool values) {
     for (uint e = gl_LocalInvocationID.x; e < TILE * D4; e += NT) {
         const uint t = e / D4, d = e % D4 * 4, j = first_key + t;
         vec4 x = vec4(0.0);
-        if (j < n_keys) {
-            const uint at = values ? p.v_first + j * p.v_nb1 + kv_head * p.v_nb2 + d
-                                   : p.k_first + j * p.k_nb1 + kv_head * p.k_nb2 + d;
+        if (j < end) {
+            const uint row = j % p.n_kv;
+            const uint at = values ? p.v_first + row * p.v_nb1 + kv_head * p.v_nb2 + d
+                                   : p.k_first + row * p.k_nb1 + kv_head * p.k_nb2 + d;
             for (uint c = 0; c < 4; ++c)
                 if (d + c < HEAD_DIM) x[c] = kv_value(values, at + c);
         }
@@ -105,18 +114,24 @@ void main() {
     }
     if (tid < ROWS) {
         const uint row = row0 + tid;
-        row_keys[tid] = row < n_rows ? uint(clamp(positions[p.pos_first + row / group] + 1, 0, int(p.n_kv))) : 0;
+        const uvec2 span = row < n_rows ? attention_span(positions[p.pos_first + row / group], p.n_kv, p.window) : uvec2(0);
+        row_begin[tid] = span.x;
+        row_end[tid] = span.y;
         row_max[tid] = NO_MAX;
         row_sum[tid] = 0.0;
     }
     barrier();
-    uint n_keys = 0;
-    for (uint r = 0; r < ROWS; ++r) n_keys = max(n_keys, row_keys[r]);
+    uint first = 0xFFFFFFFFu, end = 0;  // the positions some row sees
+    for (uint r = 0; r < ROWS; ++r)
+        if (row_begin[r] < row_end[r]) {
+            first = min(first, row_begin[r]);
+            end = max(end, row_end[r]);
+        }
 
     vec4 acc[OUTS * OUT_ROWS];
     [[unroll]] for (uint k = 0; k < OUTS * OUT_ROWS; ++k) acc[k] = vec4(0.0);
-    for (uint j0 = 0; j0 < n_keys; j0 += TILE) {
-        load_tile(j0, n_keys, kv_head, false);
+    for (uint j0 = first; j0 < end; j0 += TILE) {
+        load_tile(j0, end, kv_head, false);
         barrier();
         for (uint b = tid; b < SCORE_BLOCKS; b += NT) {
             const uint r0 = b / (TILE / 2) * 4, t0 = b % (TILE / 2) * 2;
@@ -130,21 +145,23 @@ void main() {
                 }
             }
             [[unroll]] for (uint i = 0; i < 4; ++i) {
-                const uint keys = row_keys[r0 + i];
-                ps[(r0 + i) * TILE + t0] = j0 + t0 < keys ? s0[i] : 0.0;
-                ps[(r0 + i) * TILE + t0 + 1] = j0 + t0 + 1 < keys ? s1[i] : 0.0;
+                const uint begin = row_begin[r0 + i], row_stop = row_end[r0 + i], j = j0 + t0;
+                ps[(r0 + i) * TILE + t0] = j >= begin && j < row_stop ? capped_score(s0[i], p.softcap) : 0.0;
+                ps[(r0 + i) * TILE + t0 + 1] = j + 1 >= begin && j + 1 < row_stop ? capped_score(s1[i], p.softcap) : 0.0;
             }
         }
         barrier();
         // One subgroup per row, its invocations striding over the row's keys.
         for (uint r = gl_SubgroupID; r < ROWS; r += gl_NumSubgroups) {
-            const uint seen = row_keys[r] > j0 ? min(row_keys[r] - j0, TILE) : 0;  // keys of the tile this row sees
+            // Keys from..seen - 1 of the tile are this row's.
+            const uint seen = row_end[r] > j0 ? min(row_end[r] - j0, TILE) : 0;
+            const uint from = min(row_begin[r] > j0 ? row_begin[r] - j0 : 0, seen);
             float m = row_max[r];
-            for (uint t = gl_SubgroupInvocationID; t < seen; t += gl_SubgroupSize) m = max(m, ps[r * TILE + t]);
+            for (uint t = from + gl_SubgroupInvocationID; t < seen; t += gl_SubgroupSize) m = max(m, ps[r * TILE + t]);
             m = subgroupMax(m);
             float sum = 0.0;
             for (uint t = gl_SubgroupInvocationID; t < TILE; t += gl_SubgroupSize) {
-                const float pr = t < seen ? exp(ps[r * TILE + t] - m) : 0.0;  // 0: no part in step 4
+                const float pr = t >= from && t < seen ? exp(ps[r * TILE + t] - m) : 0.0;  // 0: no part in step 4
                 ps[r * TILE + t] = pr;
                 sum += pr;
             }
@@ -157,7 +174,7 @@ void main() {
                 row_seen[r] = seen;
             }
         }
-        load_tile(j0, n_keys, kv_head, true);
+        load_tile(j0, end, kv_head, true);
         barrier();
         // acc is indexed by constants only once these loops are unrolled:
         // registers, not local memory.

@@ -13,9 +13,13 @@
 //      barrier before, for the last tile's readers, and one after)
 //   2. each subgroup: S = Q K^T (fp32) -> its part of shared memory
 //   3. the two invocations of each row: its visible scores' max, P = exp(scale
-//      S - m) rounded to fp16 -> shared memory, the row's sum of P
+//      S - m) rounded to fp16 -> shared memory, the row's sum of P (scale S
+//      soft-capped first where softcap > 0)
 //   4. each subgroup: O += P V, O its HEAD_DIM / 16 fp32 accumulators
-// Steps 2-4 touch only the subgroup's own rows: subgroup barriers.
+// Steps 2-4 touch only the subgroup's own rows: subgroup barriers. As in
+// attention.comp, the tiles walk the positions some row of the workgroup
+// sees, position j at cache row j mod n_kv, and each row sees its own span
+// of them (attention_span.glsl).
 //
 // m, the reference each row's P is taken against, moves only when a tile's
 // max exceeds it by more than kSlack: P stays below exp(kSlack), well within
@@ -32,6 +36,7 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_vote : require
 #include "common.glsl"
+#include "attention_span.glsl"
 
 layout(constant_id = 1) const uint HEAD_DIM = 128;  // a multiple of 16, at most 128
 layout(constant_id = 2) const uint TILE = 32;       // keys per tile: a multiple of 16, at most 64, >= 8 * subgroups
@@ -57,6 +62,8 @@ layout(push_constant) uniform Push {
     uint o_first, o_nb1, o_nb2;
     uint pos_first;
     float scale;
+    float softcap;  // 0: none
+    uint window;    // 0: all n_kv rows
 } p;
 
 const uint NT = gl_WorkGroupSize.x;
@@ -77,7 +84,7 @@ const uint S_STRIDE = TILE + 4, P_STRIDE = (TILE + 8) / 4;
 shared float scores[SUBGROUPS * 16 * S_STRIDE];
 shared uvec2 probs[SUBGROUPS * 16 * P_STRIDE];
 shared float pair_part[NT];  // each invocation's half of a row's max, then of its sum
-shared uint row_keys[ROWS];  // keys the row sees: 0 for rows past the last
+shared uint row_begin[ROWS], row_end[ROWS];  // the positions the row sees: none for rows past the last
 shared float row_alpha[ROWS], row_sum[ROWS];
 
 #define HALF16 fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
@@ -99,14 +106,14 @@ uvec2 kv_piece(bool values, uint j, uint kv_head, uint d4) {
     return uvec2(packFloat2x16(x.xy), packFloat2x16(x.zw));
 }
 
-// Keys from n_keys on may be unwritten cache entries: they load as 0 (a
+// Positions from `end` on may be unwritten cache entries: they load as 0 (a
 // probability of 0 times a NaN would not be 0).
-void load_tile(uint first_key, uint n_keys, uint kv_head) {
+void load_tile(uint first_key, uint end, uint kv_head) {
     for (uint e = gl_LocalInvocationID.x; e < TILE * D4; e += NT) {
-        const uint t = e / D4, d4 = e % D4, j = first_key + t;
-        const bool seen = j < n_keys;
-        kv[t * STRIDE + d4] = seen ? kv_piece(false, j, kv_head, d4) : uvec2(0);
-        kv[(TILE + t) * STRIDE + d4] = seen ? kv_piece(true, j, kv_head, d4) : uvec2(0);
+        const uint t = e / D4, d4 = e % D4, j = first_key + t, row = j % p.n_kv;
+        const bool seen = j < end;
+        kv[t * STRIDE + d4] = seen ? kv_piece(false, row, kv_head, d4) : uvec2(0);
+        kv[(TILE + t) * STRIDE + d4] = seen ? kv_piece(true, row, kv_head, d4) : uvec2(0);
     }
 }
 
@@ -141,23 +148,29 @@ void main() {
     }
     if (tid < ROWS) {
         const uint row = row0 + tid;
-        row_keys[tid] = row < n_rows ? uint(clamp(positions[p.pos_first + row / group] + 1, 0, int(p.n_kv))) : 0;
+        const uvec2 span = row < n_rows ? attention_span(positions[p.pos_first + row / group], p.n_kv, p.window) : uvec2(0);
+        row_begin[tid] = span.x;
+        row_end[tid] = span.y;
     }
     barrier();
 #define DECLARE_Q(d) HALF16 q##d; ACC o##d = ACC(0.0); \
     if (d < D16) coopMatLoadNV(q##d, kv, 16 * sub * STRIDE + 4 * d, STRIDE, false);
     EACH_D(DECLARE_Q)
-    uint n_keys = 0;
-    for (uint r = 0; r < ROWS; ++r) n_keys = max(n_keys, row_keys[r]);
+    uint first = 0xFFFFFFFFu, end = 0;  // the positions some row sees
+    for (uint r = 0; r < ROWS; ++r)
+        if (row_begin[r] < row_end[r]) {
+            first = min(first, row_begin[r]);
+            end = max(end, row_end[r]);
+        }
 
     // Invocation `lane` handles half `half_` of row `r` (of the subgroup's 16) in step 3.
-    const uint r = lane / 2, half_ = lane % 2, my_keys = row_keys[16 * sub + r];
+    const uint r = lane / 2, half_ = lane % 2, my_begin = row_begin[16 * sub + r], my_end = row_end[16 * sub + r];
     const uint s_row = (16 * sub + r) * S_STRIDE, p_row = (16 * sub + r) * P_STRIDE;
     const uint s_sub = 16 * sub * S_STRIDE, p_sub = 16 * sub * P_STRIDE;
     float m = NO_MAX, l = 0.0;
-    for (uint j0 = 0; j0 < n_keys; j0 += TILE) {
+    for (uint j0 = first; j0 < end; j0 += TILE) {
         barrier();  // the last tile's (or the queries') readers are done with kv
-        load_tile(j0, n_keys, kv_head);
+        load_tile(j0, end, kv_head);
         barrier();
 
         // 2. S = Q K^T: K's tile holds keys as rows, column-major for K^T.
@@ -171,8 +184,10 @@ void main() {
         // 3. The row's max over its visible keys of this tile, shared by its two invocations.
         const uint k0 = half_ * (TILE / 2);
         float top = NO_MAX;
-        for (uint i = 0; i < TILE / 2; ++i)
-            if (j0 + k0 + i < my_keys) top = max(top, p.scale * scores[s_row + k0 + i]);
+        for (uint i = 0; i < TILE / 2; ++i) {
+            const uint j = j0 + k0 + i;
+            if (j >= my_begin && j < my_end) top = max(top, capped_score(p.scale * scores[s_row + k0 + i], p.softcap));
+        }
         pair_part[tid] = top;
         subgroup_sync();
         top = max(top, pair_part[tid ^ 1]);
@@ -185,8 +200,8 @@ void main() {
         for (uint i = 0; i < TILE / 2; i += 4) {
             vec4 pr;
             for (uint c = 0; c < 4; ++c) {
-                const uint kk = k0 + i + c;
-                pr[c] = j0 + kk < my_keys ? exp(p.scale * scores[s_row + kk] - m) : 0.0;
+                const uint kk = k0 + i + c, j = j0 + kk;
+                pr[c] = j >= my_begin && j < my_end ? exp(capped_score(p.scale * scores[s_row + kk], p.softcap) - m) : 0.0;
             }
             const uvec2 packed = pack4(pr);
             probs[p_row + (k0 + i) / 4] = packed;

@@ -9,7 +9,9 @@
 //      of its row, so that a subgroup's loads read whole rows
 //      (attention_decode_lanes.comp); or each invocation takes whole keys in
 //      4-value loads (attention_decode.comp, for devices without subgroup
-//      shuffles). Keys past the row's position take no part.
+//      shuffles). The row's keys are the positions of its span, key t at
+//      cache row (begin + t) mod n_kv (attention_span.glsl), their scores
+//      soft-capped where softcap > 0.
 //   2. the chunk's max and the probabilities, and the running max and sum
 //      rescaled (online softmax over the chunks)
 //   3. P V: the invocations are HEAD_DIM / (4 V_PIECES) pieces of a value
@@ -21,6 +23,7 @@
 // a head_dim that is a multiple of 4 and at most 4 per invocation.
 #include "common.glsl"
 #include "reduce.glsl"
+#include "attention_span.glsl"
 
 layout(constant_id = 1) const uint HEAD_DIM = 128;
 layout(constant_id = 2) const uint CHUNK = 256;  // keys per chunk
@@ -81,7 +84,8 @@ const uint KEYS_PER_PASS = gl_WorkGroupSize.x / KEY_LANES, UNROLL = 4;
 vec4[2] key_piece(uint row_at, uint j) { return KV_F16 ? halves8(k16x8[row_at / 2 + j]) : vec4[2](k32[row_at + j], vec4(0.0)); }
 
 // The chunk's scores into ps; returns this invocation's max of them.
-float scores(uint c0, uint seen, uint k0) {
+// Key t of the span is at cache row ring_row(first_row, t).
+float scores(uint c0, uint seen, uint k0, uint first_row) {
     const uint tid = gl_LocalInvocationID.x, j = tid % KEY_LANES, first = tid / KEY_LANES;
     const vec4 q_lo = qs[PIECES * j], q_hi = KV_F16 ? qs[PIECES * j + 1] : vec4(0.0);
     float m = NO_MAX;
@@ -89,11 +93,12 @@ float scores(uint c0, uint seen, uint k0) {
         vec4 k[UNROLL][2];
         for (uint i = 0; i < UNROLL; ++i) {
             const uint t = min(base + first + i * KEYS_PER_PASS, seen - 1);
-            k[i] = key_piece(k0 + (c0 + t) * p.k_nb1, j);
+            k[i] = key_piece(k0 + ring_row(first_row, c0 + t, p.n_kv) * p.k_nb1, j);
         }
         for (uint i = 0; i < UNROLL; ++i) {
             float s = dot(q_lo, k[i][0]) + dot(q_hi, k[i][1]);
             for (uint lanes = KEY_LANES / 2; lanes > 0; lanes /= 2) s += subgroupShuffleXor(s, lanes);
+            s = capped_score(s, p.softcap);
             const uint t = base + first + i * KEYS_PER_PASS;
             if (j == 0 && t < seen) {
                 ps[t] = s;
@@ -110,7 +115,8 @@ void main() {
     if (row >= decode_rows()) return;
     const DecodeRow query = decode_row(row);
     const uint token = query.token, head = query.head, kv_head = query.kv_head;
-    const uint n_keys = uint(clamp(positions[p.pos_first + token] + 1, 0, int(p.n_kv)));
+    const uvec2 span = attention_span(positions[p.pos_first + token], p.n_kv, p.window);
+    const uint n_keys = span.y - span.x, first_row = span.x % p.n_kv;
     const uint key_begin = SPLIT_KEYS == 0 ? 0 : min(gl_WorkGroupID.z * SPLIT_KEYS, n_keys);
     const uint key_end = SPLIT_KEYS == 0 ? n_keys : min(key_begin + SPLIT_KEYS, n_keys);
 
@@ -126,13 +132,14 @@ void main() {
     for (uint c0 = key_begin; c0 < key_end; c0 += CHUNK) {
         const uint seen = min(CHUNK, key_end - c0);
 #ifdef KEY_LANES_BY_SHUFFLE
-        const float m = scores(c0, seen, k0);
+        const float m = scores(c0, seen, k0, first_row);
 #else
         float m = NO_MAX;
         for (uint t = tid; t < seen; t += nt) {
-            const uint at = k0 + (c0 + t) * p.k_nb1;
+            const uint at = k0 + ring_row(first_row, c0 + t, p.n_kv) * p.k_nb1;
             float s = 0.0;
             for (uint d = 0; d < D4; ++d) s += dot(qs[d], key(at + d));
+            s = capped_score(s, p.softcap);
             ps[t] = s;
             m = max(m, s);
         }
@@ -150,7 +157,7 @@ void main() {
         if (slice < SLICES) {
             for (uint h = 0; h < V_PIECES; ++h) acc[h] *= rescale;
             for (uint t = slice; t < seen; t += SLICES) {
-                const vec4[2] v = value_load(v0 + (c0 + t) * p.v_nb1, load);
+                const vec4[2] v = value_load(v0 + ring_row(first_row, c0 + t, p.n_kv) * p.v_nb1, load);
                 for (uint h = 0; h < V_PIECES; ++h) acc[h] += ps[t] * v[h];
             }
         }

@@ -12,6 +12,8 @@ layout(push_constant) uniform Push {
     uint o_first, o_nb1, o_nb2;
     uint pos_first;
     float scale;
+    float softcap;  // 0: none
+    uint window;    // 0: all n_kv rows
 } p;
 
 const float NO_MAX = -1.0e30;  // below any score; finite, so NO_MAX - NO_MAX is 0

@@ -1,9 +1,11 @@
 // y = a (op) b for F32 rows, b's rows repeated over a's: the body of
-// add.comp, mul.comp and swiglu.comp (silu(a) * b), which define OP (0 add,
-// 1 mul, 2 swiglu) first; an fp16 copy of y too when HALF_COPY
+// add.comp, mul.comp, swiglu.comp (silu(a) * b) and geglu.comp
+// (gelu_tanh(a) * b), which define OP (0 add, 1 mul, 2 swiglu, 3 geglu)
+// first; an fp16 copy of y too when HALF_COPY
 // (graph/vulkan/kernels/half_copy.hpp). Each row of y split over
 // gl_NumWorkGroups.z workgroups.
 #include "common.glsl"
+#include "tanh.glsl"
 
 layout(constant_id = 1) const bool HALF_COPY = false;  // y in fp16 too, dense (y is contiguous)
 
@@ -31,7 +33,8 @@ void main() {
         float v;
         if (OP == 0) v = x + w;
         else if (OP == 1) v = x * w;
-        else v = x / (1.0 + exp(-x)) * w;
+        else if (OP == 2) v = x / (1.0 + exp(-x)) * w;
+        else v = gelu_tanh(x) * w;
         y[yr + k] = v;
         if (HALF_COPY) y16[yr + k - p.y_first] = float16_t(v);
     }

@@ -1,8 +1,9 @@
 // Rotary position embedding of F32 x [head_dim, n_head, n_tokens]
 // (ops/rope.hpp). One invocation per pair of dims of a head: pair k < n_rot/2
 // rotates (2k, 2k+1) (NEOX: (k, k + n_rot/2)) by pos * freq_scale *
-// freq_base^(-2k/n_rot), divided by factors[k] with FACTORS; the others copy
-// the dims past n_rot, two each.
+// freq_base^(-2k/n_rot), divided by factors[k] with FACTORS, and scales the
+// pair by attn_factor (cos and sin times it); the others copy the dims past
+// n_rot, two each, unscaled.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -24,6 +25,7 @@ layout(push_constant) uniform Push {
     uint pos_first, factors_first;
     float freq_scale;
     float log2_rate;  // -2 log2(freq_base) / n_rot: pair k turns at freq_base^(-2k/n_rot) = exp2(k * log2_rate)
+    float attn_factor;
 } p;
 
 void main() {
@@ -38,8 +40,8 @@ void main() {
         const float divisor = FACTORS ? factors[p.factors_first + k] : 1.0;
         const vec2 r = rope_pair(x[xr + a], x[xr + b], positions[p.pos_first + token], k, p.freq_scale, p.log2_rate,
                                  divisor);
-        y[yr + a] = r.x;
-        y[yr + b] = r.y;
+        y[yr + a] = p.attn_factor * r.x;
+        y[yr + b] = p.attn_factor * r.y;
     } else {
         const uint d = p.n_rot + 2 * (k - half_rot);
         y[yr + d] = x[xr + d];

@@ -1,7 +1,8 @@
-// y = f(x) for F32 rows: the body of scale.comp and silu.comp, which define
-// OP (0 scale, 1 silu) first. Each row split over gl_NumWorkGroups.z
-// workgroups.
+// y = f(x) for F32 rows: the body of scale.comp, silu.comp and softcap.comp,
+// which define OP (0 scale, 1 silu, 2 softcap: s * tanh(x / s)) first. Each
+// row split over gl_NumWorkGroups.z workgroups.
 #include "common.glsl"
+#include "tanh.glsl"
 
 layout(binding = 0, scalar) readonly buffer X { float x[]; };
 layout(binding = 1, scalar) writeonly buffer Y { float y[]; };
@@ -21,6 +22,6 @@ void main() {
     const uint yr = p.y_first + i.x * p.y_nb1 + i.y * p.y_nb2 + i.z * p.y_nb3;
     for (uint k = row_part_first(); k < p.ne0; k += row_part_step()) {
         const float v = x[xr + k];
-        y[yr + k] = OP == 0 ? p.s * v : v / (1.0 + exp(-v));
+        y[yr + k] = OP == 0 ? p.s * v : OP == 1 ? v / (1.0 + exp(-v)) : soft_cap(v, p.s);
     }
 }

@@ -49,18 +49,19 @@
 //
 // Fused (graph/vulkan/kernels/matvec_fusion.hpp): x may be computed from
 // the loads themselves (PROLOGUE: x's RMS norm, the sum of squares reduced
-// with the dot products and applied to them; or silu(x) * x2), and the
-// rows may be rotated (ROPE: a pair of rows is in one workgroup; with
+// with the dot products and applied to them; or silu(x) * x2; or
+// gelu_tanh(x) * x2), and the rows may be rotated (ROPE: a pair of rows is in one workgroup; with
 // per-pair frequency divisors under ROPE_FACTORS) and stored into rows of a
 // cache chosen by ids (SCATTER, F32 or F16).
 #include "common.glsl"
 #include "matmul_args.glsl"
 #include "rope.glsl"
+#include "tanh.glsl"
 
 layout(constant_id = 1) const uint ROWS = 2;  // rows of W per workgroup (even with ROPE)
 layout(constant_id = 2) const uint COLS = 1;  // tokens per workgroup
 layout(constant_id = 3) const bool ADDEND = false;  // y = W x + a
-const uint PLAIN = 0, NORM = 1, NORM_GAIN = 2, SWIGLU = 3;
+const uint PLAIN = 0, NORM = 1, NORM_GAIN = 2, SWIGLU = 3, GEGLU = 4;
 layout(constant_id = 4) const uint PROLOGUE = PLAIN;
 const uint NO_ROPE = 0, ROPE_PLAIN = 1, ROPE_WITH_FACTORS = 2;
 layout(constant_id = 5) const uint ROPE_KIND = NO_ROPE;
@@ -71,7 +72,7 @@ layout(constant_id = 7) const bool Y_F16 = false;  // SCATTER into an F16 cache
 layout(binding = 1, scalar) readonly buffer X { float x[]; };
 layout(binding = 1, scalar) readonly buffer X4 { vec4 x4[]; };  // X again: 16-byte loads when aligned
 layout(binding = 2, scalar) readonly buffer A { float a[]; };  // x again without ADDEND
-layout(binding = 3, scalar) readonly buffer X2 { float x2[]; };  // the gain or swiglu's up; else x again
+layout(binding = 3, scalar) readonly buffer X2 { float x2[]; };  // the gain or swiglu's (geglu's) up; else x again
 layout(binding = 3, scalar) readonly buffer X24 { vec4 x24[]; };
 layout(binding = 4, scalar) readonly buffer Pos { int positions[]; };  // ROPE; else x again
 layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTER; else x again
@@ -112,6 +113,10 @@ vec4 x_piece(uint t, uint i) {
     if (NORMED) squares[t] += dot(v, v);
     if (PROLOGUE == NORM_GAIN) v *= load_x24(0, i);
     if (PROLOGUE == SWIGLU) v = v / (1.0 + exp(-v)) * load_x24(t, i);
+    if (PROLOGUE == GEGLU) {
+        const vec4 up = load_x24(t, i);
+        for (uint c = 0; c < 4; ++c) v[c] = gelu_tanh(v[c]) * up[c];
+    }
     return v;
 }
 

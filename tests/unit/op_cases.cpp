@@ -92,6 +92,72 @@ Tensor* cached_attention(Graph& g, int64_t head_dim, int64_t n_head, int64_t n_h
     return attention(in(g, "in_q", {head_dim, n_head, n_q, 1}), k, v, pos, 1.0f / std::sqrt(float(head_dim)));
 }
 
+// Attention of n_q queries at positions first, first + 1, ... over K and V
+// [head_dim, n_rows, n_head_kv] (F16 or F32) with a window and soft-capping
+// (ops/attention.hpp): Gemma's sliding-window layers. Positions past n_rows
+// read the rows as a ring, as their cache holds them (models/kv_cache.hpp).
+Tensor* windowed_attention(Graph& g, int64_t head_dim, int64_t n_head, int64_t n_head_kv, int64_t n_q, int64_t n_rows,
+                           bool f16, int32_t first, AttentionParams params) {
+    const Shape kv{head_dim, n_rows, n_head_kv, 1};
+    Tensor* k = f16 ? f16_input(g, "in_k", kv) : in(g, "in_k", kv);
+    Tensor* v = f16 ? f16_input(g, "in_v", kv) : in(g, "in_v", kv);
+    return attention(in(g, "in_q", {head_dim, n_head, n_q, 1}), k, v, positions_from(g, first, n_q), params);
+}
+
+// Cases of windowed_attention: prompt (the tiled shader, on tensor-core
+// devices attention_coopmat.comp for F16) and decode shapes
+// (attention_decode.glsl, split over workgroups from 512 rows), F16 and
+// F32, head_dim 256 (Gemma), 96 (Phi-3), 64 and 32.
+void add_windowed_attention_cases(std::vector<OpCase>& v) {
+    struct AttentionCase {
+        const char* name;
+        int64_t head_dim, n_head, n_head_kv, n_q, n_rows;
+        bool f16;
+        int32_t first;
+        AttentionParams params;
+    };
+    const AttentionCase shapes[] = {
+        // A window inside a full cache.
+        {"window_prompt_f32_d64", 64, 4, 2, 20, 40, false, 10, {.scale = 0.125f, .window = 8}},
+        {"window_prompt_f16_d64", 64, 4, 2, 20, 40, true, 10, {.scale = 0.125f, .window = 8}},
+        {"window_decode_f32_d64", 64, 8, 2, 1, 300, false, 290, {.scale = 0.125f, .window = 32}},
+        {"window_decode_f16_d64_2_tokens", 64, 8, 2, 2, 300, true, 280, {.scale = 0.125f, .window = 40}},
+        // Soft-capped scores (Gemma 2), alone and with a window.
+        {"softcap_prompt_f32_d32", 32, 4, 1, 12, 20, false, 5, {.scale = 1.0f, .softcap = 5.0f}},
+        {"softcap_prompt_f16_d32_window", 32, 4, 1, 12, 20, true, 5, {.scale = 1.0f, .softcap = 5.0f, .window = 6}},
+        {"softcap_decode_f16_d64", 64, 4, 2, 1, 50, true, 45, {.scale = 0.5f, .softcap = 3.0f}},
+        {"softcap_decode_f32_d64_window", 64, 4, 2, 2, 50, false, 44, {.scale = 0.5f, .softcap = 3.0f, .window = 9}},
+        // A ring: 256 rows, positions 300..306 (rows 44..50), the window of
+        // 64 reaching back over the wrap to rows 237...
+        {"ring_prompt_f32_d32", 32, 4, 1, 7, 256, false, 300, {.scale = 0.2f, .window = 64}},
+        {"ring_prompt_f16_d32", 32, 4, 1, 7, 256, true, 300, {.scale = 0.2f, .window = 64}},
+        {"ring_decode_f16_d32", 32, 4, 1, 1, 256, true, 306, {.scale = 0.2f, .window = 64}},
+        {"ring_decode_f32_d32_2_tokens", 32, 4, 1, 2, 256, false, 300, {.scale = 0.2f, .window = 64}},
+        // The window is all the rows (window 0): every row, from the wrap on.
+        {"ring_all_rows_prompt_f16_d64", 64, 2, 1, 9, 256, true, 250, {.scale = 0.125f}},
+        {"ring_all_rows_decode_f32_d64", 64, 2, 1, 1, 256, false, 257, {.scale = 0.125f}},
+        // Decode split over workgroups (600 rows): a window of 300 over the
+        // wrap (position 1000 at row 400) leaves the third split no key; a
+        // whole ring of 600 rows, soft-capped.
+        {"ring_decode_split_f16_d64_window", 64, 8, 2, 1, 600, true, 1000, {.scale = 0.125f, .window = 300}},
+        {"ring_decode_split_f32_d64_softcap", 64, 8, 2, 2, 600, false, 700, {.scale = 0.125f, .softcap = 4.0f}},
+        // Gemma's head_dim 256 and Phi-3's 96.
+        {"window_prompt_f32_d256_softcap", 256, 4, 2, 10, 40, false, 20, {.scale = 0.0625f, .softcap = 50.0f, .window = 7}},
+        {"ring_decode_f16_d256", 256, 4, 2, 1, 256, true, 400, {.scale = 0.0625f, .window = 100}},
+        {"ring_decode_f32_d256_2_tokens", 256, 4, 2, 2, 256, false, 300, {.scale = 0.0625f, .window = 50}},
+        {"window_prompt_f16_d96", 96, 4, 4, 16, 48, true, 30, {.scale = 0.1f, .window = 11}},
+        {"window_decode_f16_d96", 96, 4, 4, 1, 48, true, 40, {.scale = 0.1f, .window = 11}},
+        {"ring_prompt_f32_d96", 96, 4, 2, 5, 256, false, 510, {.scale = 0.1f, .window = 200}},
+    };
+    for (const AttentionCase& s : shapes)
+        v.push_back({std::string("attention_") + s.name,
+                     [s](Graph& g) {
+                         return windowed_attention(g, s.head_dim, s.n_head, s.n_head_kv, s.n_q, s.n_rows, s.f16, s.first,
+                                                   s.params);
+                     },
+                     1e-7, s.f16 && s.n_q > 4 ? kTensorCoreAttention : 0.0});
+}
+
 }  // namespace
 
 std::vector<OpCase> op_cases() {
@@ -103,6 +169,16 @@ std::vector<OpCase> op_cases() {
         {"swiglu", [](Graph& g) { return swiglu(in(g, "in_a", {257, 2, 1, 1}), in(g, "in_b", {257, 2, 1, 1})); }, 1e-7},
         // A token's row, long enough to be split over several workgroups.
         {"swiglu_5632", [](Graph& g) { return swiglu(in(g, "in_a", {5632, 1, 1, 1}), in(g, "in_b", {5632, 1, 1, 1})); }, 1e-7},
+        {"geglu", [](Graph& g) { return geglu(in(g, "in_a", {257, 2, 1, 1}), in(g, "in_b", {257, 2, 1, 1})); }, 1e-7},
+        {"geglu_6", [](Graph& g) { return geglu(in(g, "in_a", {6, 3, 1, 1}), in(g, "in_b", {6, 3, 1, 1})); }, 1e-7},
+        {"geglu_2048", [](Graph& g) { return geglu(in(g, "in_a", {2048, 1, 1, 1}), in(g, "in_b", {2048, 1, 1, 1})); }, 1e-7},
+        // Gates up to +-60: tanh's argument far past where e^2x overflows.
+        {"geglu_large_gates", [](Graph& g) {
+             return geglu(scale(in(g, "in_a", {130, 2, 1, 1}), 30.0f), in(g, "in_b", {130, 2, 1, 1}));
+         }, 1e-7},
+        {"softcap", [](Graph& g) { return softcap(in(g, "in_a", {129, 3, 1, 1}), 1.5f); }, 1e-7},
+        // Values up to +-2000 against a cap of 30 (Gemma 2's final logits).
+        {"softcap_saturated", [](Graph& g) { return softcap(scale(in(g, "in_a", {515, 2, 1, 1}), 1000.0f), 30.0f); }, 1e-7},
         {"add_broadcast_4099", [](Graph& g) { return add(in(g, "in_a", {4099, 3, 1, 1}), in(g, "in_b", {4099, 1, 1, 1})); }, 1e-7},
         {"silu_4099", [](Graph& g) { return silu(in(g, "in_a", {4099, 2, 1, 1})); }, 1e-7},
         {"rms_norm", [](Graph& g) { return rms_norm(in(g, "in_a", {2049, 3, 1, 1}), 1e-6f); }, 1e-7},
@@ -134,6 +210,17 @@ std::vector<OpCase> op_cases() {
              return rope(in(g, "in_a", {128, 4, 3, 1}), positions_from(g, 1029, 3),
                          {.n_rot = 128, .freq_base = 500000, .freq_scale = 1, .mode = RopeMode::Normal},
                          freq_factors(g, 64, 8));
+         }, 1e-7},
+        // Phi-3's rope: NEOX over part of the head, long-context factors and
+        // an attn_factor (the dims past n_rot are not scaled).
+        {"rope_neox_partial_attn_factor_freq_factors", [](Graph& g) {
+             return rope(in(g, "in_a", {96, 3, 4, 1}), positions_from(g, 2000, 4),
+                         {.n_rot = 32, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Neox, .attn_factor = 1.19f},
+                         freq_factors(g, 16, 8));
+         }, 1e-7},
+        {"rope_normal_partial_attn_factor", [](Graph& g) {
+             return rope(in(g, "in_a", {64, 5, 3, 1}), positions_from(g, 77, 3),
+                         {.n_rot = 48, .freq_base = 10000, .freq_scale = 0.5f, .mode = RopeMode::Normal, .attn_factor = 0.8f});
          }, 1e-7},
         {"rope_neox_partial_scaled_freq_factors", [](Graph& g) {
              return rope(in(g, "in_a", {48, 3, 4, 1}), positions_from(g, 2000, 4),
@@ -227,6 +314,7 @@ std::vector<OpCase> op_cases() {
                               f16_input(g, "in_v", {80, 70, 2, 1}), positions_from(g, -1, 13), 0.1f);
          }, 1e-7, kTensorCoreAttention},
     };
+    add_windowed_attention_cases(v);
     // get_rows and matmul for every weight type of the build.
     for (const QuantTypeEntry& t : enabled_quant_types()) {
         const GgmlType type = t.traits.id;
@@ -332,6 +420,17 @@ std::vector<OpCase> op_cases() {
             v.push_back({"fused_swiglu_matvec_plus_" + of, [=](Graph& g) {
                              Tensor* ff = swiglu(in(g, "in_a", {256, m, 1, 1}), in(g, "in_b", {256, m, 1, 1}));
                              return matmul(w(g), ff, ActivationPrecision::Q16, in(g, "in_r", {64, m, 1, 1}));
+                         }, 5e-4});
+            v.push_back({"fused_geglu_matvec_plus_" + of, [=](Graph& g) {
+                             Tensor* ff = geglu(in(g, "in_a", {256, m, 1, 1}), in(g, "in_b", {256, m, 1, 1}));
+                             return matmul(w(g), ff, ActivationPrecision::Q16, in(g, "in_r", {64, m, 1, 1}));
+                         }, 5e-4});
+            // An attn_factor keeps the rope out of the matvec (matvec_fusion.cpp).
+            v.push_back({"matvec_then_rope_attn_factor_" + of, [=](Graph& g) {
+                             Tensor* y = matmul(w(g), in(g, "in_x", {256, m, 1, 1}));
+                             return rope(reshape(y, {16, 4, m, 1}), positions_from(g, 37, m),
+                                         {.n_rot = 16, .freq_base = 10000, .freq_scale = 1, .mode = RopeMode::Normal,
+                                          .attn_factor = 1.3f});
                          }, 5e-4});
             v.push_back({"fused_norm_matvec_rope_" + of, [=](Graph& g) {
                              Tensor* y = matmul(w(g), rms_norm(in(g, "in_x", {256, m, 1, 1}), 1e-6f));

@@ -3,7 +3,8 @@
 // a few tokens attention_decode.glsl (its keys split over workgroups for
 // long contexts, then joined), for a prompt on a device with tensor cores
 // attention_coopmat.comp. A prompt's output is written in fp16 too where a
-// tensor-core matmul reads it (half_copy.hpp).
+// tensor-core matmul reads it (half_copy.hpp). Every path takes windows,
+// soft-capping and ring caches (shaders/attention_span.glsl).
 #include <algorithm>
 #include <bit>
 #include <optional>
@@ -57,6 +58,8 @@ struct Push {
     uint32_t o_first, o_nb1, o_nb2;
     uint32_t pos_first;
     float scale;
+    float softcap;    // 0: none
+    uint32_t window;  // 0: all n_kv rows
 
     // The same with K's and V's firsts and strides (and the output's, with
     // `out`) counted in 4-value pieces, for shaders that load whole pieces.
@@ -69,11 +72,7 @@ struct Push {
     }
 };
 
-bool supports(const Tensor& out) {
-    const AttentionParams& p = out.param<AttentionParams>();
-    const bool ring_or_window = p.window > 0 || p.softcap > 0;  // not in the shaders yet: the CPU runs these
-    return out.ne[0] <= kMaxHeadDim && !ring_or_window;
-}
+bool supports(const Tensor& out) { return out.ne[0] <= kMaxHeadDim; }
 
 // attention_coopmat.comp: subgroups of 32 invocations, 16 query rows each.
 constexpr uint32_t kCoopSubgroups = 4, kCoopRows = 16 * kCoopSubgroups, kCoopMaxHeadDim = 128;
@@ -109,6 +108,7 @@ uint32_t shared_bytes(uint32_t head_dim, uint32_t rows, uint32_t tile) {
 void record(const Tensor& out, Recorder& rec) {
     const Tensor &q = *out.src[0], &k = *out.src[1], &v = *out.src[2], &pos = *out.src[3];
     const uint32_t kv_bytes = k.type == GgmlType::F16 ? 2 : 4;
+    const AttentionParams& params = out.param<AttentionParams>();
     const BoundTensor bq = rec.bind(q), bk = rec.bind(k), bv = rec.bind(v), bpos = rec.bind(pos),
                       bo = rec.bind(out);
     const Push push{uint32_t(q.ne[2]),
@@ -128,7 +128,10 @@ void record(const Tensor& out, Recorder& rec) {
                     uint32_t(out.nb[1] / 4),
                     uint32_t(out.nb[2] / 4),
                     bpos.first(4),
-                    out.param<AttentionParams>().scale};
+                    params.scale,
+                    params.softcap,
+                    // A window of all the rows or more is no window (ops/attention.hpp).
+                    params.window > 0 && params.window < k.ne[1] ? uint32_t(params.window) : 0};
     const uint32_t head_dim = uint32_t(q.ne[0]);
     const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
     // A token or a few (generation): a workgroup per query row or split of

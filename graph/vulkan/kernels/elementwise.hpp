@@ -1,5 +1,5 @@
-// What the elementwise kernels (add, mul, swiglu over shaders/binary.glsl;
-// scale, silu over shaders/unary.glsl) share: each row of y split over
+// What the elementwise kernels (add, mul, swiglu, geglu over shaders/binary.glsl;
+// scale, silu, softcap over shaders/unary.glsl) share: each row of y split over
 // workgroups of 256, about 4 values per invocation, so that one token's row
 // spreads over several compute units.
 #pragma once

@@ -18,6 +18,7 @@
 #include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/shader_library.hpp"
 #include "kernels/quant/activation_precision.hpp"
+#include "ops/geglu.hpp"
 #include "ops/matmul.hpp"
 #include "ops/rms_norm.hpp"
 #include "ops/rope.hpp"
@@ -178,7 +179,7 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
 uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
 
 // shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
-enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3 };
+enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3, Geglu = 4 };
 
 // shaders/quant/matvec.glsl's ROPE_KIND: whether and how the rows are rotated.
 enum class RopeKind : uint32_t { None = 0, Plain = 1, WithFactors = 2 };
@@ -191,11 +192,11 @@ uint32_t rope_firsts(uint32_t positions_first, uint32_t factors_first) { return 
 
 }  // namespace
 
-// Matrix x vector, with what it fuses: the addend, x's norm or swiglu, rope
+// Matrix x vector, with what it fuses: the addend, x's norm, swiglu or geglu, rope
 // and the store into a cache.
 void record_matvec(const FusedMatvec& f, Recorder& rec) {
     const Tensor &mm = *f.matmul, &w = *mm.src[0], &out = f.out();
-    const Tensor& x = f.norm ? *f.norm->src[0] : f.swiglu ? *f.swiglu->src[0] : *mm.src[1];
+    const Tensor& x = f.norm ? *f.norm->src[0] : f.glu ? *f.glu->src[0] : *mm.src[1];
     const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(out);
     const uint32_t cols = uint32_t(x.ne[1]);
     MatmulPush push = matmul_push(w, x, bw, bx, cols);
@@ -216,9 +217,9 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.eps = f.norm->param<RmsNormParams>().eps;
         if (gain) bx2 = rec.bind(*f.norm->src[1]);
         push.x2_first = bx2.first(4);
-    } else if (f.swiglu) {
-        const Tensor& up = *f.swiglu->src[1];
-        prologue = Prologue::Swiglu;
+    } else if (f.glu) {
+        const Tensor& up = *f.glu->src[1];
+        prologue = f.glu->op == &ops::kGeglu ? Prologue::Geglu : Prologue::Swiglu;
         bx2 = rec.bind(up);
         push.x2_first = bx2.first(4);
         push.x2_nb1 = uint32_t(up.nb[1] / 4);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graph/vulkan/kernels/layout.hpp"
+#include "ops/geglu.hpp"
 #include "ops/matmul.hpp"
 #include "ops/rms_norm.hpp"
 #include "ops/rope.hpp"
@@ -36,7 +37,9 @@ bool is_head_permute(const Tensor& v, const Tensor& of) {
 }
 
 // A rope whose pairs are neighbouring rows of its source: a pair is in one
-// matvec workgroup (an even number of rows per workgroup).
+// matvec workgroup (an even number of rows per workgroup). Not one with an
+// attn_factor: the matvec's push constants have no room left for it, and the
+// one model that has it (Phi-3) ropes in NEOX mode, which this never takes.
 bool rope_on_rows(const Tensor& r) {
     const RopeParams& p = r.param<RopeParams>();
     return p.mode == RopeMode::Normal && p.attn_factor == 1.0f && r.ne[0] % 2 == 0 && p.n_rot % 2 == 0 && p.n_rot <= r.ne[0] &&
@@ -61,7 +64,7 @@ const Tensor* rope_source(const Tensor& r) {
 FusedMatvec with_prologue(const Tensor& matmul) {
     FusedMatvec f{.matmul = &matmul};
     const Tensor& x = *matmul.src[1];
-    if (x.inlined) (is(x, ops::kRmsNorm) ? f.norm : f.swiglu) = &x;
+    if (x.inlined) (is(x, ops::kRmsNorm) ? f.norm : f.glu) = &x;
     return f;
 }
 
@@ -74,7 +77,7 @@ bool inlines(const Tensor& node, std::span<Tensor* const> readers) {
                });
     };
     if (is(node, ops::kRmsNorm)) return all_read_as_x();
-    if (is(node, ops::kSwiglu))
+    if (is(node, ops::kSwiglu) || is(node, ops::kGeglu))
         return node.src[0]->ne == node.ne && node.src[1]->ne == node.ne && dense_rows(*node.src[0], 4) &&
                dense_rows(*node.src[1], 4) && all_read_as_x();
     if (readers.size() != 1) return false;

@@ -1,10 +1,11 @@
 // The nodes the Vulkan backend computes inside a matvec (VulkanBackend::
 // inlines), so that for a few tokens (token generation) a Llama layer's
 //   rms_norm -> q, k, v matvecs -> rope of q and k -> k and v into the cache
-//   rms_norm -> gate, up matvecs -> swiglu -> down matvec
+//   rms_norm -> gate, up matvecs -> swiglu (or geglu) -> down matvec
 // is one dispatch per matvec and 5 levels instead of 10:
-//   - an rms_norm (or swiglu) read only by matvecs is computed by each of
-//     them from its own loads of x (shaders/quant/matvec.glsl, PROLOGUE);
+//   - an rms_norm (or swiglu, or geglu) read only by matvecs is computed by
+//     each of them from its own loads of x (shaders/quant/matvec.glsl,
+//     PROLOGUE);
 //   - a matvec read only by a rope (normal mode: a pair of dims is two
 //     neighbouring rows; with or without frequency factors), or by a
 //     set_rows through a reshape to heads and a permute, is recorded by
@@ -31,7 +32,7 @@ constexpr int64_t kMatvecMaxTokens = 4;
 struct FusedMatvec {
     const Tensor* matmul = nullptr;  // y = W x (+ its addend)
     const Tensor* norm = nullptr;    // x is this rms_norm of x0 (inlined)
-    const Tensor* swiglu = nullptr;  // x is this swiglu (inlined)
+    const Tensor* glu = nullptr;     // x is this swiglu or geglu (inlined)
     const Tensor* rope = nullptr;    // the rows rotated by this rope
     const Tensor* store = nullptr;   // the rows stored by this set_rows
     int64_t head_dim = 0;            // with rope or store: rows per head

@@ -16,12 +16,10 @@ struct Push {
     uint32_t x_first, x_nb1, x_nb2;
     uint32_t y_first, y_nb1, y_nb2;
     uint32_t pos_first, factors_first;
-    float freq_scale, log2_rate;
+    float freq_scale, log2_rate, attn_factor;
 };
 
-// Every rope (F32 [head_dim, n_head, n_tokens]) but one with an attn_factor,
-// which the shader does not apply yet: the CPU runs those.
-bool supports(const Tensor& y) { return y.param<RopeParams>().attn_factor == 1.0f; }
+bool supports(const Tensor&) { return true; }  // every rope: F32 [head_dim, n_head, n_tokens]
 
 void record(const Tensor& y, Recorder& rec) {
     if (const auto f = fused_matvec(y)) return record_matvec(*f, rec);  // of an inlined matmul
@@ -46,7 +44,8 @@ void record(const Tensor& y, Recorder& rec) {
                     bpos.first(4),
                     bfactors.first(4),
                     rp.freq_scale,
-                    rope_log2_rate(rp)};
+                    rope_log2_rate(rp),
+                    rp.attn_factor};
     rec.dispatch("rope", {kGroup, uint32_t(rp.mode == RopeMode::Neox), uint32_t(factors != nullptr)},
                  {bx, bpos, bfactors}, {by}, push, (total + kGroup - 1) / kGroup);
 }
