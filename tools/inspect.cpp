@@ -1,8 +1,12 @@
-// `tessera inspect FILE`: metadata and tensor table of a GGUF file.
+// `tessera inspect FILE`: metadata and tensor table of a GGUF file; with
+// --ctx, the memory a session of that context would take.
 #include <cstdio>
 #include <iostream>
 
 #include "models/gguf/file.hpp"
+#include "models/kv_cache.hpp"
+#include "models/memory_estimate.hpp"
+#include "models/model.hpp"
 #include "tools/commands.hpp"
 #include "tools/terminal_text.hpp"
 #include "tools/value_format.hpp"
@@ -14,7 +18,34 @@ struct InspectOptions {
     std::string path;
     bool json = false;
     size_t max_items = 8;
+    int64_t n_ctx = 0;  // 0: no memory report
+    std::string kv_type = "f16";
+    int64_t batch = 512;
 };
+
+// The KV cache and activations of a session: what Session would allocate
+// (the context is not capped at the training context here, so that any
+// size can be asked about).
+void print_memory(const InspectOptions& o) {
+    const model::Model m = model::Model::open(o.path);
+    const GgmlType kv = o.kv_type == "f32" ? GgmlType::F32 : GgmlType::F16;
+    const model::MemoryEstimate e = model::estimate_memory(m, o.n_ctx, kv, o.batch);
+    constexpr double kMiB = 1024.0 * 1024.0;
+    std::printf("\na context of %lld tokens (KV cache %s, batches of %lld): KV cache %.1f MiB, activations %.1f MiB\n",
+                static_cast<long long>(o.n_ctx), o.kv_type.c_str(), static_cast<long long>(o.batch),
+                e.kv_cache / kMiB, e.activations / kMiB);
+    int64_t windowed = 0, rows = 0;
+    for (int l = 0; l < int(m.hparams().n_layer); ++l)
+        if (m.sliding_window(l) > 0) {
+            ++windowed;
+            rows = model::KvCache::rows_for(m, l, o.n_ctx, o.batch);
+        }
+    if (windowed > 0)
+        std::printf("%lld of %lld layers attend to a sliding window of %lld positions and keep %lld cache rows each\n",
+                    static_cast<long long>(windowed), static_cast<long long>(m.hparams().n_layer),
+                    static_cast<long long>(m.sliding_window(0) > 0 ? m.sliding_window(0) : 0),
+                    static_cast<long long>(rows));
+}
 
 void print_json(const gguf::File& file) {
     nlohmann::json out;
@@ -69,10 +100,19 @@ void add_inspect_command(CLI::App& app) {
     cmd->add_flag("--json", opts->json, "Machine-readable JSON (every array in full)");
     cmd->add_option("--max-items", opts->max_items, "Array items shown per metadata value (text mode)")
         ->capture_default_str();
+    cmd->add_option("--ctx", opts->n_ctx, "Also show the memory a session of this many tokens would take")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+    cmd->add_option("--kv-type", opts->kv_type, "KV cache type for --ctx")
+        ->check(CLI::IsMember({"f16", "f32"}))
+        ->capture_default_str();
+    cmd->add_option("--batch", opts->batch, "Prompt tokens per graph pass, for --ctx")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+        ->capture_default_str();
     cmd->callback([opts] {
         const auto file = gguf::File::open(opts->path);
         if (opts->json) print_json(file);
         else print_text(file, opts->max_items);
+        if (opts->n_ctx > 0) print_memory(*opts);
     });
 }
 
