@@ -51,10 +51,15 @@ enum class Bias { None, Optional, Required };
 struct TensorSpec {
     std::string_view role;  // what the graph calls it: "attn_q"
     std::string_view name;  // GGUF name: "blk.{i}.attn_q.weight"
-    std::array<std::string_view, 2> shape;
+    std::array<std::string_view, 3> shape;
     bool optional = false;
     std::string_view tied_to = {};  // when absent, the global tensor of this role stands in
     Bias bias = Bias::None;
+    // A hyperparameter expression: the tensor belongs to the model only
+    // where it is nonzero (`when`) or zero (`unless`), e.g. the experts of a
+    // Llama file with llama.expert_count and the dense feed-forward of one
+    // without. Empty: always.
+    std::string_view when = {}, unless = {};
 
     // The tensor's name in a layer (any layer for a global tensor).
     std::string name_in(int layer) const;

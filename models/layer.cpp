@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/ops.hpp"
+#include "support/error.hpp"
 
 namespace tessera::model {
 
@@ -123,6 +124,25 @@ Tensor* Layer::feed_forward(Tensor* h, Tensor* residual, const FeedForwardSpec& 
     Tensor* ff = spec.gate == Gate::Gelu ? name(geglu(gate, up), "ffn_geglu") : name(swiglu(gate, up), "ffn_swiglu");
     Tensor* out = project("ffn_down", ff, residual);
     return name(out, residual ? "ffn_residual" : "ffn_out");
+}
+
+Tensor* Layer::moe_ffn(Tensor* h, Tensor* residual, bool normalize) {
+    const double n_expert = model().hparam("n_expert"), used = model().hparam("n_expert_used");
+    if (!(used >= 1 && used <= n_expert))
+        throw Error(model().file().name() + ": " + std::string(model().architecture().name) +
+                    ".expert_used_count = " + std::to_string(int64_t(used)) + " must be in [1, expert_count = " +
+                    std::to_string(int64_t(n_expert)) + "]");
+    const int64_t n = h->ne[1];
+    Tensor* probs = name(softmax(project("ffn_gate_inp", h)), "ffn_moe_probs");
+    Tensor* ids = name(topk(probs, int64_t(used)), "ffn_moe_topk");
+    Tensor* weights = name(moe_weights(probs, ids, normalize), "ffn_moe_weights");
+    Tensor* token = reshape(h, {h->ne[0], 1, n, 1});  // one row for every chosen expert
+    Tensor* gate = matmul_id(weight("ffn_gate_exps"), token, ids, pass_.precision);
+    Tensor* up = matmul_id(weight("ffn_up_exps"), token, ids, pass_.precision);
+    Tensor* act = name(swiglu(gate, up), "ffn_moe_swiglu");
+    Tensor* down = matmul_id(weight("ffn_down_exps"), act, ids, pass_.precision);
+    Tensor* out = name(moe_sum(down, weights), "ffn_moe_out");
+    return name(residual ? add(out, residual) : out, residual ? "ffn_residual" : "ffn_out");
 }
 
 }  // namespace tessera::model

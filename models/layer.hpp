@@ -87,6 +87,15 @@ public:
     Tensor* feed_forward(Tensor* h, Tensor* residual, const FeedForwardSpec& spec = {});
     // feed_forward with SwiGLU from ffn_gate and ffn_up.
     Tensor* swiglu_ffn(Tensor* h, Tensor* residual) { return feed_forward(h, residual); }
+    // residual + a mixture of experts: the router ffn_gate_inp's softmax over
+    // the experts, the n_expert_used largest chosen, their weights divided
+    // by their sum (`normalize`), the weighted sum of the chosen experts'
+    // SwiGLU feed-forwards (ffn_gate_exps, ffn_up_exps, ffn_down_exps).
+    // Named "ffn_moe_probs", "ffn_moe_topk", "ffn_moe_weights", "ffn_moe_out",
+    // "ffn_residual".
+    Tensor* moe_ffn(Tensor* h, Tensor* residual, bool normalize = true);
+    // Whether the layer (or the model, for index -1) has a tensor of `role`.
+    bool has(std::string_view role) const { return model().find(role, index_) != nullptr; }
     // The context size of the pass's cache (Phi-3 picks its rope factors by it).
     int64_t n_ctx() const { return pass_.cache.n_ctx(); }
     // Whether this layer attends to a sliding window rather than all positions.

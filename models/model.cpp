@@ -155,6 +155,8 @@ const gguf::TensorInfo* Model::resolve(const std::string& name, std::span<const 
 }
 
 void Model::resolve_into(const TensorSpec& spec, int layer, TensorTable& table) {
+    if (!spec.when.empty() && eval(spec.when, spec.name) == 0) return;
+    if (!spec.unless.empty() && eval(spec.unless, spec.name) != 0) return;
     const gguf::TensorInfo* t = resolve(spec.name_in(layer), spec.shape, spec.optional);
     table.emplace(std::string(spec.role), t);
     if (t) resolved_.push_back(t);
@@ -171,7 +173,7 @@ void Model::resolve_into(const TensorSpec& spec, int layer, TensorTable& table) 
 void Model::resolve_tensors() {
     for (const TensorSpec& spec : arch_->globals) resolve_into(spec, -1, globals_);
     for (const TensorSpec& spec : arch_->globals)
-        if (globals_.at(std::string(spec.role)) == nullptr && !spec.tied_to.empty())
+        if (globals_.contains(spec.role) && globals_.at(std::string(spec.role)) == nullptr && !spec.tied_to.empty())
             globals_[std::string(spec.role)] = globals_.at(std::string(spec.tied_to));
     layers_.resize(size_t(hp_.n_layer));
     for (int l = 0; l < int(hp_.n_layer); ++l)

@@ -28,6 +28,10 @@ inline constexpr HParam kStandardHParams[] = {
     {.name = "n_rot", .key = "{arch}.rope.dimension_count", .fallback_expr = "head_dim"},
 };
 
+// The expert counts of a mixture-of-experts model (0 where the file has none).
+inline constexpr HParam kExpertCount{.name = "n_expert", .key = "{arch}.expert_count", .fallback = 0};
+inline constexpr HParam kExpertUsedCount{.name = "n_expert_used", .key = "{arch}.expert_used_count", .fallback = 0};
+
 // kStandardHParams followed by an architecture's own.
 template <size_t N>
 constexpr std::array<HParam, std::size(kStandardHParams) + N> with_standard_hparams(const HParam (&own)[N]) {
@@ -80,12 +84,39 @@ constexpr TensorSpec ffn_down(Bias bias = Bias::None) {
     return projection("ffn_down", "blk.{i}.ffn_down.weight", "n_ff", "n_embd", bias);
 }
 
+// A mixture-of-experts feed-forward (Layer::moe_ffn): the router and the
+// experts' gate, up and down matrices, expert e at index e of the last
+// dimension, each `width` wide (an expression: "n_ff_exp", "n_ff").
+constexpr TensorSpec ffn_gate_inp{
+    .role = "ffn_gate_inp", .name = "blk.{i}.ffn_gate_inp.weight", .shape = {"n_embd", "n_expert"}};
+constexpr TensorSpec ffn_gate_exps(std::string_view width) {
+    return {.role = "ffn_gate_exps", .name = "blk.{i}.ffn_gate_exps.weight", .shape = {"n_embd", width, "n_expert"}};
+}
+constexpr TensorSpec ffn_up_exps(std::string_view width) {
+    return {.role = "ffn_up_exps", .name = "blk.{i}.ffn_up_exps.weight", .shape = {"n_embd", width, "n_expert"}};
+}
+constexpr TensorSpec ffn_down_exps(std::string_view width) {
+    return {.role = "ffn_down_exps", .name = "blk.{i}.ffn_down_exps.weight", .shape = {width, "n_embd", "n_expert"}};
+}
+
+// The spec, present only where the hyperparameter expression is nonzero / zero.
+constexpr TensorSpec when(std::string_view expr, TensorSpec spec) {
+    spec.when = expr;
+    return spec;
+}
+constexpr TensorSpec unless(std::string_view expr, TensorSpec spec) {
+    spec.unless = expr;
+    return spec;
+}
+
 }  // namespace layer_tensors
 
 // x + attention(norm(x)), then + swiglu(norm(x)): Llama's block, Qwen2's and
-// Qwen3's with their own attention.
+// Qwen3's with their own attention; the feed-forward is a mixture of experts
+// where the layer has a router (ffn_gate_inp).
 inline Tensor* pre_norm_block(Layer& layer, Tensor* x, const AttentionSpec& attention) {
     x = layer.self_attention(layer.norm(x, "attn_norm"), x, attention);
+    if (layer.has("ffn_gate_inp")) return layer.moe_ffn(layer.norm(x, "ffn_norm"), x);
     return layer.swiglu_ffn(layer.norm(x, "ffn_norm"), x);
 }
 

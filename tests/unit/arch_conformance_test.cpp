@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // The families tessera runs; later architectures join the list as they land.
-const char* const kArchitectures[] = {"llama3", "qwen3", "gemma3", "phi3"};
+const char* const kArchitectures[] = {"llama3", "qwen3", "gemma3", "phi3", "qwen3moe"};
 const char* const kTypes[] = {"F32", "Q8_0", "Q4_K_M"};
 
 using test::argmax;
