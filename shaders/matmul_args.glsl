@@ -36,5 +36,9 @@ uint a_col(uint c) {
     const uint b = batch_index(), i2 = b % p.ne2, i3 = b / p.ne2;
     return p.a_first + c % p.a_ne1 * p.a_nb1 + i2 % p.a_ne2 * p.a_nb2 + i3 % p.a_ne3 * p.a_nb3;
 }
+// matmul_id (graph/vulkan/kernels/matmul_id.cpp): W is expert w_expert's
+// [k, n] matrix of a [k, n, n_expert] weight whose experts follow each
+// other, w_expert set by the skeleton from the ids on the GPU; 0 for matmul.
+uint w_expert = 0;
 // The first block of row r of W.
-uint w_row(uint r) { return p.w_first + r * p.w_nb1; }
+uint w_row(uint r) { return p.w_first + (w_expert * p.n + r) * p.w_nb1; }

@@ -68,6 +68,9 @@ layout(constant_id = 5) const uint ROPE_KIND = NO_ROPE;
 const bool ROPE = ROPE_KIND != NO_ROPE, ROPE_FACTORS = ROPE_KIND == ROPE_WITH_FACTORS;
 layout(constant_id = 6) const bool SCATTER = false;
 layout(constant_id = 7) const bool Y_F16 = false;  // SCATTER into an F16 cache
+// matmul_id: each batch is one slot (token, chosen expert), whose expert id
+// is ids[ids_first + batch] (dst_ne1 experts; not with SCATTER).
+layout(constant_id = 10) const bool EXPERTS = false;
 
 layout(binding = 1, scalar) readonly buffer X { float x[]; };
 layout(binding = 1, scalar) readonly buffer X4 { vec4 x4[]; };  // X again: 16-byte loads when aligned
@@ -75,7 +78,7 @@ layout(binding = 2, scalar) readonly buffer A { float a[]; };  // x again withou
 layout(binding = 3, scalar) readonly buffer X2 { float x2[]; };  // the gain or swiglu's (geglu's) up; else x again
 layout(binding = 3, scalar) readonly buffer X24 { vec4 x24[]; };
 layout(binding = 4, scalar) readonly buffer Pos { int positions[]; };  // ROPE; else x again
-layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTER; else x again
+layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTER or EXPERTS; else x again
 layout(binding = 6, scalar) readonly buffer Factors { float factors[]; };  // ROPE_FACTORS; else x again
 layout(binding = 7, scalar) writeonly buffer Y { float y[]; };
 layout(binding = 7, scalar) writeonly buffer Y16 { float16_t y16[]; };
@@ -150,6 +153,13 @@ void finish(uint row, uint col, float sum, float pair) {
     store(row, col, sum);
 }
 
+// EXPERTS: the batch's expert, read here on the GPU, so that a recorded
+// command buffer serves whatever experts the router picks. An id outside
+// the experts reads the last one rather than past the weight.
+void choose_expert() {
+    if (EXPERTS) w_expert = min(uint(ids[p.ids_first + batch_index()]), p.dst_ne1 - 1);
+}
+
 #ifdef MV_STAGED
 #include "matvec_staged.glsl"
 #else
@@ -173,6 +183,7 @@ shared float totals[ROWS * COLS];  // ROPE: each row's result, for its pair
 void main() {
     const uint row0 = flat_group() * ROWS, col0 = col_group() * COLS;
     if (row0 >= p.n) return;  // a split grid's spare groups
+    choose_expert();
     // Past the last row or token, compute on the last one and do not store it.
     uint wrow[ROWS];
     for (uint r = 0; r < ROWS; ++r) wrow[r] = w_row(min(row0 + r, p.n - 1));

@@ -104,6 +104,66 @@ Tensor* windowed_attention(Graph& g, int64_t head_dim, int64_t n_head, int64_t n
     return attention(in(g, "in_q", {head_dim, n_head, n_q, 1}), k, v, positions_from(g, first, n_q), params);
 }
 
+// F32 rows [n, rows] with many ties (values 0..3): topk must put the lower index first.
+Tensor* tied_rows(Graph& g, int64_t n, int64_t rows) {
+    static std::map<std::pair<int64_t, int64_t>, std::vector<float>> cache;
+    auto& v = cache[{n, rows}];
+    if (v.empty())
+        for (int64_t i = 0; i < n * rows; ++i) v.push_back(float((i * 7 + i / n) % 4));
+    return g.weight("tied", GgmlType::F32, {n, rows, 1, 1}, v.data());
+}
+
+// Expert ids [slots, n] for n_expert experts: every token's distinct, the
+// experts repeated across tokens, and expert 3 chosen by none (n_expert >= 6,
+// slots <= 5).
+Tensor* expert_ids(Graph& g, int64_t slots, int64_t n, int64_t n_expert) {
+    static std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<int32_t>> cache;
+    auto& ids = cache[{slots, n, n_expert}];
+    if (ids.empty()) {
+        std::vector<int32_t> chosen;  // every expert but 3
+        for (int32_t e = 0; e < int32_t(n_expert); ++e)
+            if (e != 3) chosen.push_back(e);
+        for (int64_t t = 0; t < n; ++t)
+            for (int64_t j = 0; j < slots; ++j) ids.push_back(chosen[size_t(t + 2 * j) % chosen.size()]);
+    }
+    return g.weight("ids", GgmlType::I32, {slots, n, 1, 1}, ids.data());
+}
+
+// The mixture-of-experts ops (models/layer.cpp, Layer::moe_ffn): topk (ties,
+// k = 1, k = n, 128 experts choosing 8), moe_weights with and without
+// normalizing, moe_sum, and matmul_id for the weight types of MoE files with
+// x one row per token (gate, up) or one per slot (down), for one token (the
+// matvec) and 9 (the grouped matmul; experts shared by tokens, one chosen
+// by none).
+void add_moe_cases(std::vector<OpCase>& v) {
+    v.push_back({"topk_ties", [](Graph& g) { return topk(tied_rows(g, 13, 5), 6); }, 0.0});
+    v.push_back({"topk_k1", [](Graph& g) { return topk(in(g, "in_x", {37, 3, 1, 1}), 1); }, 0.0});
+    v.push_back({"topk_k_all", [](Graph& g) { return topk(in(g, "in_x", {37, 3, 1, 1}), 37); }, 0.0});
+    v.push_back({"topk_128_experts_k8", [](Graph& g) { return topk(in(g, "in_x", {128, 9, 1, 1}), 8); }, 0.0});
+    for (bool normalize : {false, true})
+        v.push_back({std::string("moe_weights_") + (normalize ? "normalized" : "plain"), [normalize](Graph& g) {
+                         Tensor* probs = softmax(in(g, "in_x", {60, 9, 1, 1}), 1.0f);
+                         return moe_weights(probs, topk(probs, 4), normalize);
+                     }, 1e-10});
+    v.push_back({"moe_sum", [](Graph& g) { return moe_sum(in(g, "in_y", {70, 4, 9, 1}), in(g, "in_w", {4, 9, 1, 1})); },
+                 1e-10});
+    for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+        if (find_quant_type(type) == nullptr) continue;
+        const std::string name(ggml_type_traits(type).name);
+        const double bound = type == GgmlType::F32 ? 1e-10 : type == GgmlType::F16 ? 1e-5 : 5e-4;
+        constexpr int64_t k_in = 256, n_out = 13, n_expert = 7, slots = 3;
+        for (int64_t n : {1, 9})
+            for (bool row_per_slot : {false, true})
+                v.push_back({"matmul_id_" + name + "_n" + std::to_string(n) + (row_per_slot ? "_x_per_slot" : "_x_per_token"),
+                             [=](Graph& g) {
+                                 Tensor* w = g.weight("w_experts", type, {k_in, n_out, n_expert, 1},
+                                                      weights_of(type, k_in, n_out * n_expert).data());
+                                 Tensor* x = in(g, "in_x", {k_in, row_per_slot ? slots : 1, n, 1});
+                                 return matmul_id(w, x, expert_ids(g, slots, n, n_expert));
+                             }, bound});
+    }
+}
+
 // Cases of windowed_attention: prompt (the tiled shader, on tensor-core
 // devices attention_coopmat.comp for F16) and decode shapes
 // (attention_decode.glsl, split over workgroups from 512 rows), F16 and
@@ -475,6 +535,7 @@ std::vector<OpCase> op_cases() {
                          Tensor* w = g.weight("w", GgmlType::Q4_0, {96, 7, 1, 1}, weights_of(GgmlType::Q4_0, 96, 7).data());
                          return matmul(slice_rows(w, 3, 4), in(g, "in_x", {96, 5, 1, 1}));
                      }, 5e-4});
+    add_moe_cases(v);
     return v;
 }
 

@@ -12,6 +12,7 @@
 #include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/matmul_variants.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/rope_args.hpp"
 #include "graph/vulkan/kernels/weight_shaders.hpp"
@@ -26,46 +27,6 @@
 namespace tessera::vkk {
 
 namespace {
-
-// The chunked matvec: 128 threads by 4 rows per workgroup, one chunk in
-// flight per thread, the best of the shapes measured on a GPU; on a CPU
-// device the workgroup is two subgroups instead
-// (VulkanDevice::strided_group_size). Figures: docs/measured-choices.md#matvec-workgroup.
-constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
-// The staged variants (shaders/matvec_staged.glsl): a workgroup of
-// kStagedGroup threads stages x once for all its subgroups, each of
-// kStagedRows rows; larger workgroups pay for the staging, 512 by 2 the most
-// (docs/measured-choices.md#staged-matvec-workgroup).
-constexpr uint32_t kStagedGroup = 512, kStagedRows = 2;
-// The staged variants' smallest subgroup: 8 invocations stage a block.
-constexpr uint32_t kStagedMinSubgroup = 8;
-// The tiled kernel's BM x BN tile, BK values per step (a multiple of 16:
-// types with dequant16 take 16 values of a row at once) and TM x TN per thread.
-struct Tile {
-    uint32_t bm, bn, bk, tm, tn;
-    uint32_t group() const { return (bm / tm) * (bn / tn); }
-};
-constexpr Tile kTile{64, 64, 16, 4, 4};
-// A CPU device (lavapipe) pays for each invocation at each barrier
-// (VulkanDevice::strided_group_size): 8 x 8 per thread and 32 values per
-// step, a quarter of the invocations and half the steps
-// (docs/measured-choices.md#tiled-matmul-on-a-cpu-device).
-constexpr Tile kTileOnCpu{64, 64, 32, 8, 8};
-
-struct MatmulPush {  // shaders/matmul_args.glsl
-    uint32_t k, n, m, ne2, col_groups;
-    uint32_t w_first, w_nb1;
-    RowLayout x, y;
-    RowLayout a;  // the addend (matvec)
-    uint32_t a_ne1 = 1, a_ne2 = 1, a_ne3 = 1;
-    // What a matvec fuses (matvec_fusion.hpp).
-    uint32_t x2_first = 0, x2_nb1 = 0;
-    float eps = 0;
-    uint32_t rope_firsts = 0;  // positions' first | frequency factors' first << 16
-    float freq_scale = 0, log2_rate = 0;
-    uint32_t rot = 0;  // n_rot | head_dim << 16
-    uint32_t ids_first = 0, dst_ne1 = 0, y_nb_head = 0;
-};
 
 // A tensor-core kernel: its skeleton, its BM x BN tile and BK values per
 // step; each subgroup computes frag_rows x 2 of the device's cooperative
@@ -101,82 +62,6 @@ std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& dev
         return std::nullopt;
     return std::pair{std::move(name), t};
 }
-
-// The push constants of every variant for y = W x; `cols`: tokens per workgroup.
-MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx,
-                       uint32_t cols) {
-    const uint32_t block = ggml_type_traits(w.type).block_bytes, m = uint32_t(x.ne[1]);
-    return {.k = uint32_t(w.ne[0]),
-            .n = uint32_t(w.ne[1]),
-            .m = m,
-            .ne2 = uint32_t(x.ne[2]),
-            .col_groups = (m + cols - 1) / cols,
-            .w_first = bw.first(block),
-            .w_nb1 = uint32_t(w.nb[1] / block),
-            .x = row_layout(x, bx, 4)};
-}
-
-// How a staged variant holds x (shaders/matvec_staged.glsl).
-enum class StagedX { F32, Bytes, Bytes16 };
-
-// Shared memory of a staged variant for `cols` tokens of k values and a
-// workgroup of `group` (shaders/matvec_staged.glsl): per block of 32 values
-// two padded halves of 16 bytes per plane of bytes (two planes with 16-bit
-// x), a vec4 of its scale and sums and a float for a scale kept apart, or 8
-// vec4s (F32, padded by one vec4 per 8 blocks); and a float per token and
-// subgroup.
-uint32_t staged_shared_bytes(StagedX x, uint32_t k, uint32_t cols, uint32_t group) {
-    const uint32_t blocks = cols * k / 32, per_subgroup = cols * group / kStagedMinSubgroup * 4;
-    if (x == StagedX::F32) return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + per_subgroup;
-    const uint32_t planes = x == StagedX::Bytes16 ? 2 : 1;
-    return planes * 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * (16 + 4) + per_subgroup;
-}
-
-struct MatvecVariant {
-    std::string shader;
-    bool staged;
-    uint32_t rows = kStagedRows;  // staged: rows per subgroup
-};
-
-// Rows per subgroup of the 16-bit staged variant: one where a row's unit
-// holds a byte or more per value (Q8_0) and no rope pairs rows (a pair is in
-// one subgroup), else kStagedRows: what the measured row counts favoured
-// (docs/measured-choices.md#rows-of-the-16-bit-staged-matvec).
-uint32_t x16_rows(GgmlType type, bool rope) {
-    const GgmlTypeTraits& t = ggml_type_traits(type);
-    return t.block_bytes >= t.block_elems && !rope ? 1 : kStagedRows;
-}
-
-// The matvec variant for weights of `type` and `cols` tokens of k values:
-// with integer dot products where the type, the build and the device have
-// them (8-bit activations: staged or chunked; 16-bit: staged only), else
-// with F32 x; staged where the type has that variant and its shared memory
-// fits, else chunked.
-MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k,
-                             uint32_t cols, bool rope) {
-    const VulkanDeviceInfo& info = device.info();
-    const bool can_stage = info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
-                           kStagedRows * cols <= kStagedMinSubgroup && k % 32 == 0;
-    auto stages = [&](const std::string& shader, StagedX x) {
-        return can_stage && find_shader(shader) &&
-               staged_shared_bytes(x, k, cols, device.strided_group_size(kStagedGroup)) <=
-                   device.limits().maxComputeSharedMemorySize;
-    };
-    if (precision == ActivationPrecision::Q8 && info.int_dot) {
-        std::string staged = weight_shader("matvec_staged_idot", type), chunked = weight_shader("matvec_idot", type);
-        if (stages(staged, StagedX::Bytes)) return {std::move(staged), true};
-        if (find_shader(chunked)) return {std::move(chunked), false};
-    }
-    if (precision == ActivationPrecision::Q16 && info.int_dot) {
-        std::string staged = weight_shader("matvec_staged_idot16", type);
-        if (stages(staged, StagedX::Bytes16)) return {std::move(staged), true, x16_rows(type, rope)};
-    }
-    std::string staged = weight_shader("matvec_staged", type);
-    if (stages(staged, StagedX::F32)) return {std::move(staged), true};
-    return {weight_shader("matvec", type), false};
-}
-
-uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
 
 // shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
 enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3, Geglu = 4 };
@@ -247,23 +132,12 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         push.y_nb_head = uint32_t(out.nb[2] / elem);
         push.dst_ne1 = uint32_t(out.ne[1]);
     }
-    VulkanDevice& device = rec.device();
-    const MatvecVariant variant =
-        matvec_variant(device, w.type, mm.param<ActivationPrecision>(), push.k, cols, f.rope != nullptr);
-    std::vector<uint32_t> spec{0, kMatvecRows, cols, uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(rope),
-                               uint32_t(f.store != nullptr), uint32_t(f16)};
-    uint32_t group_rows = kMatvecRows;
-    if (variant.staged) {
-        spec[0] = device.strided_group_size(kStagedGroup);
-        spec[1] = variant.rows;
-        group_rows = variant.rows * std::max(spec[0] / device.info().subgroup_size, 1u);
-        spec.insert(spec.end(), {push.k / 32 * cols, group_rows});
-    } else {
-        // At least a thread per row and token: each stores one.
-        spec[0] = std::max(device.strided_group_size(kMatvecGroup), kMatvecRows * cols);
-    }
-    rec.dispatch(variant.shader, spec, {bw, bx, ba, bx2, bpos, bids, bfactors}, {by}, push,
-                 groups_of(push.n, group_rows), push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
+    const MatvecLaunch launch =
+        matvec_launch(rec.device(), w.type, mm.param<ActivationPrecision>(), push.k, cols, f.rope != nullptr,
+                      {uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(rope), uint32_t(f.store != nullptr),
+                       uint32_t(f16)});
+    rec.dispatch(launch.shader, launch.spec, {bw, bx, ba, bx2, bpos, bids, bfactors}, {by}, push,
+                 groups_of(push.n, launch.group_rows), push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
 }
 
 namespace {
@@ -292,7 +166,7 @@ void record_matmul(const Tensor& y, Recorder& rec) {
     } else {
         const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
         const MatmulPush push = matmul_push(t.bn);
-        rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn}, {bw, bx}, {by}, push,
+        rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn}, {bw, bx, bx}, {by}, push,
                      groups_of(push.n, t.bm), push.col_groups * batches);
     }
     if (y.src.size() > 2) record_add_in_place(y, *y.src[2], rec);

@@ -1,0 +1,109 @@
+// matmul_id (ops/matmul_id.hpp): y[:, j, t] = W[:, :, ids[j, t]] x[:, j or 0, t]
+// with the expert ids read on the GPU, so that a recorded command buffer
+// (one per token in generation) serves whatever experts the router picks.
+//
+// Up to kMatvecMaxTokens tokens: the weight type's matvec
+// (shaders/quant/matvec.glsl, EXPERTS) with one batch per slot, whose
+// workgroups read the slot's expert id and offset W's rows by it: only the
+// chosen experts' rows are read (a slot per expert a token chooses).
+// More tokens: shaders/matmul_id_route.comp lists the slots of each expert
+// in scratch memory, then the tiled matmul (shaders/quant/matmul.glsl,
+// EXPERTS) gives each expert a batch whose columns are its slots: each
+// chosen expert's rows are read once per tile of BN of its slots, and an
+// expert no token chose costs a workgroup that returns at once.
+#include <cstdint>
+
+#include "graph/vulkan/kernels/kernels.hpp"
+#include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/matmul_variants.hpp"
+#include "graph/vulkan/kernels/matvec_fusion.hpp"
+#include "graph/vulkan/kernels/weight_shaders.hpp"
+#include "graph/vulkan/recorder.hpp"
+#include "graph/vulkan/shader_library.hpp"
+#include "ops/matmul_id.hpp"
+
+namespace tessera::vkk {
+
+namespace {
+
+// shaders/matmul_id_route.comp's MAX_EXPERTS (its counts in shared memory).
+constexpr int64_t kRouteMaxExperts = 1024;
+constexpr uint32_t kRouteGroup = 256;
+// matvec.glsl's EXPERTS; constants 8 and 9 belong to the staged variants.
+constexpr uint32_t kExpertsConstant = 10;
+
+struct RoutePush {  // shaders/matmul_id_route.comp
+    uint32_t ids_first, n_slots, n_expert, route_first;
+};
+
+// The push constants both variants share: slot s = j + slots * t is batch
+// s of [k, 1, slots, n] x (x's plane stride 0 when a token has one row for
+// all its slots) and y; the expert ids (or the route) at ids_first, the
+// count of experts in dst_ne1.
+MatmulPush slot_push(const Tensor& y, const BoundTensor& bw, const BoundTensor& bx, const BoundTensor& by,
+                     const BoundTensor& bids) {
+    const Tensor &w = *y.src[0], &x = *y.src[1];
+    const uint32_t block = ggml_type_traits(w.type).block_bytes;
+    return {.k = uint32_t(w.ne[0]),
+            .n = uint32_t(w.ne[1]),
+            .m = 1,
+            .ne2 = uint32_t(y.ne[1]),
+            .col_groups = 1,
+            .w_first = bw.first(block),
+            .w_nb1 = uint32_t(w.nb[1] / block),
+            .x = {bx.first(4), 0, x.ne[1] == 1 ? 0 : uint32_t(x.nb[1] / 4), uint32_t(x.nb[2] / 4)},
+            .y = {by.first(4), 0, uint32_t(y.nb[1] / 4), uint32_t(y.nb[2] / 4)},
+            .a = {},
+            .ids_first = bids.first(4),
+            .dst_ne1 = uint32_t(w.ne[2])};
+}
+
+void record_per_slot(const Tensor& y, Recorder& rec) {
+    const Tensor &w = *y.src[0], &x = *y.src[1], &ids = *y.src[2];
+    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y), bids = rec.bind(ids);
+    const MatmulPush push = slot_push(y, bw, bx, by, bids);
+    // Nothing fused: no addend, plain x, no rope, no scatter.
+    MatvecLaunch launch = matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.k, 1, false,
+                                        {0, 0, 0, 0, 0});
+    launch.spec.resize(kExpertsConstant, 0);
+    launch.spec.push_back(1);
+    rec.dispatch(launch.shader, launch.spec, {bw, bx, bx, bx, bx, bids, bx}, {by}, push,
+                 groups_of(push.n, launch.group_rows), uint32_t(y.ne[1] * y.ne[2]));
+}
+
+void record_grouped(const Tensor& y, Recorder& rec) {
+    const Tensor &w = *y.src[0], &x = *y.src[1], &ids = *y.src[2];
+    const uint32_t n_expert = uint32_t(w.ne[2]), n_slots = uint32_t(y.ne[1] * y.ne[2]);
+    const BoundTensor bids = rec.bind(ids);
+    const BoundTensor route = rec.scratch((uint64_t(n_expert) + 1 + n_slots) * 4);
+    rec.dispatch("matmul_id_route", {kRouteGroup}, {bids}, {route},
+                 RoutePush{bids.first(4), n_slots, n_expert, route.first(4)}, 1);
+    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
+    const MatmulPush push = slot_push(y, bw, bx, by, route);
+    const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
+    rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn, 1}, {bw, bx, route}, {by},
+                 push, groups_of(push.n, t.bm), n_expert);
+}
+
+bool supports(const Tensor& y) {
+    const Tensor &w = *y.src[0], &x = *y.src[1], &ids = *y.src[2];
+    // The shaders dequantize 4 values at a time; the ids are read as one
+    // array of slots.
+    return find_shader(weight_shader("matvec", w.type)) && find_shader(weight_shader("matmul", w.type)) &&
+           in_gpu_layout(w) && w.ne[0] % 4 == 0 && w.ne[2] <= kRouteMaxExperts && dense_rows(x, 4) &&
+           dense_rows(y, 4) && ids.nb[1] == size_t(ids.ne[0]) * 4;
+}
+
+void record(const Tensor& y, Recorder& rec) {
+    if (y.ne[2] <= kMatvecMaxTokens)
+        record_per_slot(y, rec);
+    else
+        record_grouped(y, rec);
+}
+
+const VulkanKernel kMatmulId{&ops::kMatmulId, supports, record};
+[[maybe_unused]] const bool registered = register_kernel(kMatmulId);
+
+}  // namespace
+
+}  // namespace tessera::vkk

@@ -1,0 +1,106 @@
+#include "graph/vulkan/kernels/matmul_variants.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "graph/vulkan/kernels/weight_shaders.hpp"
+#include "graph/vulkan/shader_library.hpp"
+
+namespace tessera::vkk {
+
+namespace {
+
+// How a staged variant holds x (shaders/matvec_staged.glsl).
+enum class StagedX { F32, Bytes, Bytes16 };
+
+// Shared memory of a staged variant for `cols` tokens of k values and a
+// workgroup of `group` (shaders/matvec_staged.glsl): per block of 32 values
+// two padded halves of 16 bytes per plane of bytes (two planes with 16-bit
+// x), a vec4 of its scale and sums and a float for a scale kept apart, or 8
+// vec4s (F32, padded by one vec4 per 8 blocks); and a float per token and
+// subgroup.
+uint32_t staged_shared_bytes(StagedX x, uint32_t k, uint32_t cols, uint32_t group) {
+    const uint32_t blocks = cols * k / 32, per_subgroup = cols * group / kStagedMinSubgroup * 4;
+    if (x == StagedX::F32) return 8 * ((blocks + 7) / 8 * 8 + 1) * 16 + per_subgroup;
+    const uint32_t planes = x == StagedX::Bytes16 ? 2 : 1;
+    return planes * 2 * ((blocks + 7) / 8 * 8 + 4) * 16 + blocks * (16 + 4) + per_subgroup;
+}
+
+struct MatvecVariant {
+    std::string shader;
+    bool staged;
+    uint32_t rows = kStagedRows;  // staged: rows per subgroup
+};
+
+// Rows per subgroup of the 16-bit staged variant: one where a row's unit
+// holds a byte or more per value (Q8_0) and no rope pairs rows (a pair is in
+// one subgroup), else kStagedRows: what the measured row counts favoured
+// (docs/measured-choices.md#rows-of-the-16-bit-staged-matvec).
+uint32_t x16_rows(GgmlType type, bool rope) {
+    const GgmlTypeTraits& t = ggml_type_traits(type);
+    return t.block_bytes >= t.block_elems && !rope ? 1 : kStagedRows;
+}
+
+// The matvec variant for weights of `type` and `cols` tokens of k values:
+// with integer dot products where the type, the build and the device have
+// them (8-bit activations: staged or chunked; 16-bit: staged only), else
+// with F32 x; staged where the type has that variant and its shared memory
+// fits, else chunked.
+MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k,
+                             uint32_t cols, bool rope) {
+    const VulkanDeviceInfo& info = device.info();
+    const bool can_stage = info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
+                           kStagedRows * cols <= kStagedMinSubgroup && k % 32 == 0;
+    auto stages = [&](const std::string& shader, StagedX x) {
+        return can_stage && find_shader(shader) &&
+               staged_shared_bytes(x, k, cols, device.strided_group_size(kStagedGroup)) <=
+                   device.limits().maxComputeSharedMemorySize;
+    };
+    if (precision == ActivationPrecision::Q8 && info.int_dot) {
+        std::string staged = weight_shader("matvec_staged_idot", type), chunked = weight_shader("matvec_idot", type);
+        if (stages(staged, StagedX::Bytes)) return {std::move(staged), true};
+        if (find_shader(chunked)) return {std::move(chunked), false};
+    }
+    if (precision == ActivationPrecision::Q16 && info.int_dot) {
+        std::string staged = weight_shader("matvec_staged_idot16", type);
+        if (stages(staged, StagedX::Bytes16)) return {std::move(staged), true, x16_rows(type, rope)};
+    }
+    std::string staged = weight_shader("matvec_staged", type);
+    if (stages(staged, StagedX::F32)) return {std::move(staged), true};
+    return {weight_shader("matvec", type), false};
+}
+
+}  // namespace
+
+MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx,
+                       uint32_t cols) {
+    const uint32_t block = ggml_type_traits(w.type).block_bytes, m = uint32_t(x.ne[1]);
+    return {.k = uint32_t(w.ne[0]),
+            .n = uint32_t(w.ne[1]),
+            .m = m,
+            .ne2 = uint32_t(x.ne[2]),
+            .col_groups = (m + cols - 1) / cols,
+            .w_first = bw.first(block),
+            .w_nb1 = uint32_t(w.nb[1] / block),
+            .x = row_layout(x, bx, 4)};
+}
+
+MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k, uint32_t cols,
+                           bool rope, const std::vector<uint32_t>& spec) {
+    const MatvecVariant variant = matvec_variant(device, type, precision, k, cols, rope);
+    MatvecLaunch launch{variant.shader, {0, kMatvecRows, cols}, kMatvecRows};
+    launch.spec.insert(launch.spec.end(), spec.begin(), spec.end());
+    if (variant.staged) {
+        launch.spec[0] = device.strided_group_size(kStagedGroup);
+        launch.spec[1] = variant.rows;
+        launch.group_rows = variant.rows * std::max(launch.spec[0] / device.info().subgroup_size, 1u);
+        launch.spec.resize(8, 0);
+        launch.spec.insert(launch.spec.end(), {k / 32 * cols, launch.group_rows});
+    } else {
+        // At least a thread per row and token: each stores one.
+        launch.spec[0] = std::max(device.strided_group_size(kMatvecGroup), kMatvecRows * cols);
+    }
+    return launch;
+}
+
+}  // namespace tessera::vkk

@@ -1,0 +1,79 @@
+// What the matmul kernels share (matmul.cpp, matmul_id.cpp): the workgroup
+// shapes, the push constants of shaders/matmul_args.glsl, and which matvec
+// variant runs a weight type with its specialization constants.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/tensor.hpp"
+#include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/recorder.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
+#include "kernels/quant/activation_precision.hpp"
+
+namespace tessera::vkk {
+
+// The chunked matvec: 128 threads by 4 rows per workgroup, one chunk in
+// flight per thread, the best of the shapes measured on a GPU; on a CPU
+// device the workgroup is two subgroups instead
+// (VulkanDevice::strided_group_size). Figures: docs/measured-choices.md#matvec-workgroup.
+constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
+// The staged variants (shaders/matvec_staged.glsl): a workgroup of
+// kStagedGroup threads stages x once for all its subgroups, each of
+// kStagedRows rows; larger workgroups pay for the staging, 512 by 2 the most
+// (docs/measured-choices.md#staged-matvec-workgroup).
+constexpr uint32_t kStagedGroup = 512, kStagedRows = 2;
+// The staged variants' smallest subgroup: 8 invocations stage a block.
+constexpr uint32_t kStagedMinSubgroup = 8;
+// The tiled kernel's BM x BN tile, BK values per step (a multiple of 16:
+// types with dequant16 take 16 values of a row at once) and TM x TN per thread.
+struct Tile {
+    uint32_t bm, bn, bk, tm, tn;
+    uint32_t group() const { return (bm / tm) * (bn / tn); }
+};
+constexpr Tile kTile{64, 64, 16, 4, 4};
+// A CPU device (lavapipe) pays for each invocation at each barrier
+// (VulkanDevice::strided_group_size): 8 x 8 per thread and 32 values per
+// step, a quarter of the invocations and half the steps
+// (docs/measured-choices.md#tiled-matmul-on-a-cpu-device).
+constexpr Tile kTileOnCpu{64, 64, 32, 8, 8};
+
+struct MatmulPush {  // shaders/matmul_args.glsl
+    uint32_t k, n, m, ne2, col_groups;
+    uint32_t w_first, w_nb1;
+    RowLayout x, y;
+    RowLayout a;  // the addend (matvec)
+    uint32_t a_ne1 = 1, a_ne2 = 1, a_ne3 = 1;
+    // What a matvec fuses (matvec_fusion.hpp).
+    uint32_t x2_first = 0, x2_nb1 = 0;
+    float eps = 0;
+    uint32_t rope_firsts = 0;  // positions' first | frequency factors' first << 16
+    float freq_scale = 0, log2_rate = 0;
+    uint32_t rot = 0;  // n_rot | head_dim << 16
+    uint32_t ids_first = 0, dst_ne1 = 0, y_nb_head = 0;
+};
+
+
+// The push constants of every variant for y = W x; `cols`: tokens per workgroup.
+MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx, uint32_t cols);
+
+// A matvec's shader, its specialization constants and rows per workgroup.
+struct MatvecLaunch {
+    std::string shader;
+    std::vector<uint32_t> spec;
+    uint32_t group_rows;
+};
+
+// The matvec variant (shaders/quant/matvec.glsl, matvec_staged.glsl) for
+// weights of `type` and `cols` tokens of k values, `rope` if it rotates row
+// pairs; `spec` holds constants 1.. of matvec.glsl from ADDEND on
+// (ADDEND, PROLOGUE, ROPE_KIND, SCATTER, Y_F16): the launch fills in the
+// workgroup size, ROWS and COLS, and the staged variants' constants.
+MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k, uint32_t cols,
+                           bool rope, const std::vector<uint32_t>& spec);
+
+inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
+
+}  // namespace tessera::vkk

@@ -1,0 +1,36 @@
+// topk (ops/topk.hpp): the indices of a row's k largest values, largest
+// first, ties lower index first. One workgroup per row; each invocation
+// ranks its values by counting those that come before them in that order
+// (O(n^2) compares per row: meant for a router's experts, tens to hundreds),
+// and a value ranked below k writes its index at its rank. No sort, no
+// barrier, and every value's rank is distinct.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(binding = 0, scalar) readonly buffer X { float x[]; };
+layout(binding = 1, scalar) writeonly buffer Y { int y[]; };
+
+layout(push_constant) uniform Push {
+    uint ne0, ne1, ne2, nrows;  // of y: ne0 = k
+    uint n;                     // values per row of x
+    uint x_first, x_nb1, x_nb2, x_nb3;
+    uint y_first, y_nb1, y_nb2, y_nb3;
+} p;
+
+void main() {
+    const uint r = flat_group();
+    if (r >= p.nrows) return;
+    const uvec3 i = row_index(r, p.ne1, p.ne2);
+    const uint xr = p.x_first + i.x * p.x_nb1 + i.y * p.x_nb2 + i.z * p.x_nb3;
+    const uint yr = p.y_first + i.x * p.y_nb1 + i.y * p.y_nb2 + i.z * p.y_nb3;
+    for (uint a = gl_LocalInvocationID.x; a < p.n; a += gl_WorkGroupSize.x) {
+        const float v = x[xr + a];
+        uint rank = 0;
+        for (uint b = 0; b < p.n && rank < p.ne0; ++b) {
+            const float u = x[xr + b];
+            rank += uint(u > v || (u == v && b < a));
+        }
+        if (rank < p.ne0) y[yr + rank] = int(a);
+    }
+}
