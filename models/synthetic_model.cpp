@@ -37,18 +37,54 @@ void random_row(uint64_t seed, uint64_t tensor, int64_t row, float std, std::spa
     }
 }
 
+bool is_gemma(std::string_view arch) { return arch == "gemma2" || arch == "gemma3"; }
+
 // The vocabulary kind real models of the architecture ship with.
 void add_vocabulary(gguf::Writer& w, std::string_view arch, int64_t n_vocab) {
     if (arch == "qwen2" || arch == "qwen3") add_bpe_vocabulary(w, n_vocab, "qwen2");
-    else add_spm_vocabulary(w, n_vocab);
+    else if (is_gemma(arch)) add_spm_vocabulary(w, n_vocab, SpmSpecials::Gemma);
+    else add_spm_vocabulary(w, n_vocab, arch == "phi3" ? SpmSpecials::Phi3 : SpmSpecials::Llama);
 }
 
 // The description's hyperparameters for a shape.
 HParamValues hparam_values(const ModelShape& s) {
-    return {{"n_embd", double(s.n_embd)},      {"n_layer", double(s.n_layer)},    {"n_head", double(s.n_head)},
-            {"n_head_kv", double(s.n_head_kv)}, {"head_dim", double(s.head_dim())}, {"n_ff", double(s.n_ff)},
-            {"n_ctx_train", double(s.n_ctx)},   {"n_vocab", double(s.n_vocab)},    {"rms_eps", double(s.rms_eps)},
-            {"rope_base", double(s.rope_base)}, {"n_rot", double(s.head_dim())}, {"head_dim_v", double(s.head_dim())}};
+    return {{"n_embd", double(s.n_embd)},
+            {"n_layer", double(s.n_layer)},
+            {"n_head", double(s.n_head)},
+            {"n_head_kv", double(s.n_head_kv)},
+            {"head_dim", double(s.head_dim())},
+            {"n_ff", double(s.n_ff)},
+            {"n_ctx_train", double(s.n_ctx)},
+            {"n_vocab", double(s.n_vocab)},
+            {"rms_eps", double(s.rms_eps)},
+            {"rope_base", double(s.rope_base)},
+            {"n_rot", double(s.rope_dims())},
+            {"head_dim_v", double(s.head_dim())},
+            {"sliding_window", double(s.sliding_window)},
+            {"rope_base_swa", double(s.rope_base_swa > 0 ? s.rope_base_swa : s.rope_base)},
+            {"attn_softcap", double(s.attn_softcap)},
+            {"final_softcap", double(s.final_softcap)},
+            {"n_ctx_orig", double(s.n_ctx_orig > 0 ? s.n_ctx_orig : s.n_ctx)},
+            {"rope_attn_factor", 1.0}};
+}
+
+// The description's hyperparameters llama.cpp's converter leaves out of a
+// family's files (gemma2: no rope keys; gemma3: no rope.dimension_count, no
+// final soft-cap; phi3: no key/value lengths, no attn_factor short of long
+// rope factors). The key is written all the same where the shape's value is
+// not what a reader assumes without it.
+bool converter_omits(std::string_view arch, std::string_view hparam) {
+    if (arch == "gemma2") return hparam == "rope_base" || hparam == "rope_base_swa" || hparam == "n_rot";
+    if (arch == "gemma3") return hparam == "n_rot" || hparam == "final_softcap" || hparam == "sliding_window";
+    if (arch == "phi3") return hparam == "head_dim" || hparam == "head_dim_v" || hparam == "rope_attn_factor";
+    return false;
+}
+
+// The value a reader takes for a hyperparameter whose key is absent (NaN: none, the key is required).
+double fallback_value(const HParam& h, const HParamValues& values) {
+    if (h.fallback) return *h.fallback;
+    if (!h.fallback_expr.empty()) return eval_hparam_expr(h.fallback_expr, values, h.name);
+    return std::nan("");
 }
 
 // Whether the file gets an optional tensor of the description.
@@ -119,11 +155,59 @@ std::optional<ModelShape> preset_shape(std::string_view name) {
         return ModelShape{.name = std::string(name), .n_vocab = 151936, .n_embd = 4096, .n_layer = 36, .n_head = 32,
                           .n_head_kv = 8, .n_ff = 12288, .n_ctx = 40960, .rope_base = 1000000.0f, .rms_eps = 1e-6f,
                           .n_head_dim = 128};
+    // Gemma 3 and 2: the text model of each config.json, as llama.cpp's
+    // converter writes it (rope.freq_base_swa from rope_local_base_freq,
+    // Gemma-3-4B's linear rope scaling of its global layers).
+    if (name == "gemma-3-1b")
+        return ModelShape{.name = std::string(name), .n_vocab = 262144, .n_embd = 1152, .n_layer = 26, .n_head = 4,
+                          .n_head_kv = 1, .n_ff = 6912, .n_ctx = 32768, .rope_base = 1000000.0f, .rms_eps = 1e-6f,
+                          .n_head_dim = 256, .tied_output = true, .sliding_window = 512, .rope_base_swa = 10000.0f};
+    if (name == "gemma-3-4b")
+        return ModelShape{.name = std::string(name), .n_vocab = 262144, .n_embd = 2560, .n_layer = 34, .n_head = 8,
+                          .n_head_kv = 4, .n_ff = 10240, .n_ctx = 131072, .rope_base = 1000000.0f, .rms_eps = 1e-6f,
+                          .n_head_dim = 256, .tied_output = true, .sliding_window = 1024, .rope_base_swa = 10000.0f,
+                          .linear_rope_factor = 8.0f};
+    if (name == "gemma-2-2b")
+        return ModelShape{.name = std::string(name), .n_vocab = 256000, .n_embd = 2304, .n_layer = 26, .n_head = 8,
+                          .n_head_kv = 4, .n_ff = 9216, .n_ctx = 8192, .rms_eps = 1e-6f, .n_head_dim = 256,
+                          .tied_output = true, .sliding_window = 4096, .attn_softcap = 50.0f, .final_softcap = 30.0f};
+    // Phi-3-mini-4k: 32064 tokens (32000 SentencePiece ones, the rest added
+    // and padding), a window of 2047 in the file that no reader uses.
+    if (name == "phi-3-mini")
+        return ModelShape{.name = std::string(name), .n_vocab = 32064, .n_embd = 3072, .n_layer = 32, .n_head = 32,
+                          .n_head_kv = 32, .n_ff = 8192, .n_ctx = 4096, .sliding_window = 2047, .n_ctx_orig = 4096};
     return std::nullopt;
 }
 
 std::vector<std::string> preset_shape_names() {
-    return {"tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "llama-3.2-1b", "llama-3.1-8b", "qwen3-0.6b", "qwen3-8b"};
+    return {"tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "llama-3.2-1b", "llama-3.1-8b", "qwen3-0.6b",
+            "qwen3-8b",       "gemma-3-1b", "gemma-3-4b", "gemma-2-2b",   "phi-3-mini"};
+}
+
+std::string preset_architecture(std::string_view name) {
+    if (name.starts_with("gemma-3-")) return "gemma3";
+    if (name.starts_with("gemma-2-")) return "gemma2";
+    if (name.starts_with("phi-3-")) return "phi3";
+    return "llama";
+}
+
+ModelShape custom_shape(std::string_view arch) {
+    ModelShape s{.name = "custom"};
+    if (arch == "gemma2" || arch == "gemma3") {
+        s.tied_output = true;
+        s.rms_eps = 1e-6f;
+    }
+    if (arch == "gemma2") {
+        s.sliding_window = 4096;
+        s.attn_softcap = 50.0f;
+        s.final_softcap = 30.0f;
+    }
+    if (arch == "gemma3") {
+        s.rope_base = 1000000.0f;
+        s.rope_base_swa = 10000.0f;
+        s.sliding_window = 512;
+    }
+    return s;
 }
 
 SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::string& path,
@@ -135,6 +219,13 @@ SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::st
         throw Error("architecture '" + model.arch + "' is not supported (tessera knows: " +
                     std::string(known_architectures()) + ")");
     const std::string arch_name(arch->name);
+    // What llama.cpp needs of these families' files: Gemma reads the logits
+    // through the embedding (Gemma 2 never loads output.weight), and Gemma
+    // 2's soft-caps divide by their values.
+    if (is_gemma(arch_name) && !s.tied_output)
+        throw Error("model shape '" + s.name + "': " + arch_name + " ties the output to the embedding");
+    if (arch_name == "gemma2" && !(s.attn_softcap > 0 && s.final_softcap > 0 && s.sliding_window > 0))
+        throw Error("model shape '" + s.name + "': gemma2 needs both soft-caps and a sliding window");
     const HParamValues values = hparam_values(s);
     using gguf::Value;
     gguf::Writer w;
@@ -145,10 +236,20 @@ SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::st
         const auto it = values.find(h.name);
         if (it == values.end())
             throw Error("make-model has no value for hyperparameter '" + std::string(h.name) + "' of " + arch_name);
+        if (converter_omits(arch_name, h.name) && fallback_value(h, values) == it->second) continue;
         if (h.source == Source::Float) w.add_kv(h.key_for(arch_name), Value{float(it->second)});
         else w.add_kv(h.key_for(arch_name), Value{uint32_t(it->second)});
     }
-    w.add_kv(arch_name + ".vocab_size", Value{uint32_t(s.n_vocab)});
+    // Keys beyond the description: rope scaling (read by Model itself), and
+    // the window Phi-3's converter writes though neither reader uses it.
+    if (s.linear_rope_factor > 0) {
+        w.add_kv(arch_name + ".rope.scaling.type", Value{std::string("linear")});
+        w.add_kv(arch_name + ".rope.scaling.factor", Value{s.linear_rope_factor});
+    }
+    if (arch_name == "phi3") w.add_kv(arch_name + ".attention.sliding_window", Value{uint32_t(s.sliding_window)});
+    // The Llama converter's key; Gemma's and Phi-3's write none.
+    if (!is_gemma(arch_name) && arch_name != "phi3")
+        w.add_kv(arch_name + ".vocab_size", Value{uint32_t(s.n_vocab)});
     w.add_kv("general.quantization_version", Value{uint32_t{2}});
     if (const auto ftype = model.plan.llama_file_type()) w.add_kv("general.file_type", Value{*ftype});
     add_vocabulary(w, arch_name, s.n_vocab);
@@ -178,13 +279,13 @@ SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::st
                          }
                      });
     };
-    // An F32 vector: a norm's scales (ones), a bias (random, kBiasStd), or given values.
-    enum class Fill { Ones, RandomBias };
+    // An F32 vector: a norm's scales (norm_weight), a bias (random, kBiasStd), or given values.
+    enum class Fill { Norm, RandomBias };
     auto f32_vector = [&](const std::string& name, std::variant<Fill, std::vector<float>> fill, int64_t n) {
         bytes += 4 * size_t(n);
         w.add_tensor(name, GgmlType::F32, {uint64_t(n)},
                      [=, seed = model.seed, index = tensor_index++](std::span<uint8_t> dst) {
-                         std::vector<float> values(size_t(n), 1.0f);
+                         std::vector<float> values(size_t(n), s.norm_weight);
                          if (const auto* given = std::get_if<std::vector<float>>(&fill)) values = *given;
                          else if (std::get<Fill>(fill) == Fill::RandomBias) random_row(seed, index, 0, kBiasStd, values);
                          std::memcpy(dst.data(), values.data(), dst.size());
@@ -197,11 +298,11 @@ SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::st
         const std::string name = spec.name_in(layer);
         auto dim = [&](std::string_view expr) { return int64_t(eval_hparam_expr(expr, values, name)); };
         if (spec.role == "rope_freqs") {
-            f32_vector(name, s.llama3_rope->freq_divisors(s.head_dim(), s.rope_base), dim(spec.shape[0]));
+            f32_vector(name, s.llama3_rope->freq_divisors(s.rope_dims(), s.rope_base), dim(spec.shape[0]));
             return;
         }
         if (spec.shape[1].empty()) {
-            f32_vector(name, Fill::Ones, dim(spec.shape[0]));
+            f32_vector(name, Fill::Norm, dim(spec.shape[0]));
             return;
         }
         matrix(name, dim(spec.shape[0]), dim(spec.shape[1]));

@@ -36,8 +36,21 @@ struct ModelShape {
     int64_t n_head_dim = 0;    // 0: n_embd / n_head (Qwen3's heads are larger)
     bool tied_output = false;  // no output.weight: the embedding also projects the logits
     std::optional<Llama3RopeScaling> llama3_rope = std::nullopt;
+    // Gemma and Phi-3 keys (0: the key is not written, or the architecture's default).
+    int64_t sliding_window = 0;      // attention.sliding_window
+    float rope_base_swa = 0.0f;      // rope.freq_base_swa of windowed layers (0: rope_base)
+    float attn_softcap = 0.0f;       // attn_logit_softcapping
+    float final_softcap = 0.0f;      // final_logit_softcapping
+    float linear_rope_factor = 0.0f; // rope.scaling.type "linear", rope.scaling.factor
+    int64_t n_ctx_orig = 0;          // rope.scaling.original_context_length (0: n_ctx)
+    int64_t n_rot = 0;               // rope.dimension_count (0: head_dim)
+    // The value of every norm's weights. Gemma's files store 1 + the trained
+    // weight, so 1 is a zero one; larger values make the random model's
+    // attention scores and logits large enough for soft-caps and rope to show.
+    float norm_weight = 1.0f;
 
     int64_t head_dim() const { return n_head_dim > 0 ? n_head_dim : n_head > 0 ? n_embd / n_head : 0; }
+    int64_t rope_dims() const { return n_rot > 0 ? n_rot : head_dim(); }
     // Throws an Error naming the first inconsistent field.
     void check() const;
     // Parameters of the weight matrices and embeddings (what the file stores, norms and biases aside).
@@ -45,19 +58,28 @@ struct ModelShape {
 };
 
 // tinyllama-1.1b, llama-2-7b, llama-3-8b, llama-3.2-1b, llama-3.1-8b,
-// qwen3-0.6b, qwen3-8b: their published hyperparameters (the Llama 3 shapes
-// with a SentencePiece vocabulary of their 128256 tokens in place of their
-// BPE one).
+// qwen3-0.6b, qwen3-8b, gemma-3-1b, gemma-3-4b, gemma-2-2b, phi-3-mini:
+// their published hyperparameters (the Llama 3 shapes with a SentencePiece
+// vocabulary of their 128256 tokens in place of their BPE one).
 std::optional<ModelShape> preset_shape(std::string_view name);
 std::vector<std::string> preset_shape_names();
+// The architecture make-model writes a preset in unless told otherwise:
+// gemma3, gemma2 and phi3 for those presets, llama for the others.
+std::string preset_architecture(std::string_view name);
+// Where --shape custom starts for an architecture: the traits all its real
+// models share (Gemma: tied output, RMS epsilon 1e-6; Gemma 2: window 4096,
+// soft-caps 50 and 30; Gemma 3: rope bases 1e6 and 1e4, window 512).
+ModelShape custom_shape(std::string_view arch);
 
 struct SyntheticModel {
     ModelShape shape;
     // An architecture tessera describes: its keys and tensors (optional ones
     // where the shape asks: rope_freqs, an untied output), random biases
     // where it requires them; the vocabulary is the kind its real models ship
-    // (SentencePiece for llama, byte-level BPE with the qwen2 pre-tokenizer
-    // for qwen2 and qwen3).
+    // (SentencePiece for llama and phi3, SentencePiece with Gemma's special
+    // tokens for gemma2 and gemma3, byte-level BPE with the qwen2
+    // pre-tokenizer for qwen2 and qwen3). The keys are those llama.cpp's
+    // converter writes for the family.
     std::string arch = "llama";
     QuantizePlan plan;  // weight types, as `tessera quantize` chooses them
     uint64_t seed = 1;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "models/tokenizer/byte_unicode.hpp"
 
@@ -32,34 +33,51 @@ struct TokenList {
 
 }  // namespace
 
-void add_spm_vocabulary(gguf::Writer& w, int64_t n_vocab) {
+void add_spm_vocabulary(gguf::Writer& w, int64_t n_vocab, SpmSpecials specials) {
     TokenList list;
     Array scores{ValueType::FLOAT32, {}};
     auto add = [&](std::string piece, float score, int32_t type) {
         list.add(std::move(piece), type);
         scores.items.push_back(Value{score});
     };
-    add("<unk>", 0.0f, kUnknown);
-    add("<s>", 0.0f, kControl);
-    add("</s>", 0.0f, kControl);
+    const bool gemma = specials == SpmSpecials::Gemma;
+    if (gemma) {
+        add("<pad>", 0.0f, kControl);
+        add("<eos>", 0.0f, kControl);
+        add("<bos>", 0.0f, kControl);
+        add("<unk>", 0.0f, kUnknown);
+    } else {
+        add("<unk>", 0.0f, kUnknown);
+        add("<s>", 0.0f, kControl);
+        add("</s>", 0.0f, kControl);
+    }
     for (int b = 0; b < 256; ++b) {
         char hex[8];
         std::snprintf(hex, sizeof hex, "<0x%02X>", b);
         add(hex, 0.0f, kByte);
     }
+    const std::vector<std::string> chat_tokens =
+        specials == SpmSpecials::Phi3
+            ? std::vector<std::string>{"<|endoftext|>", "<|assistant|>", "<|system|>", "<|end|>", "<|user|>"}
+            : std::vector<std::string>{};
     // Every other piece starts a word (the U+2581 mark).
-    for (int64_t j = 0; int64_t(list.size()) < n_vocab; ++j)
+    for (int64_t j = 0; int64_t(list.size() + chat_tokens.size()) < n_vocab; ++j)
         add((j % 2 == 0 ? "\xE2\x96\x81" : "") + letters(uint64_t(j / 2)), -float(j), kNormal);
+    const uint32_t end_of_text = uint32_t(list.size());
+    for (const std::string& control : chat_tokens) add(control, 0.0f, kControl);
     w.add_kv("tokenizer.ggml.model", Value{std::string("llama")});
     w.add_kv("tokenizer.ggml.pre", Value{std::string("default")});
     w.add_kv("tokenizer.ggml.tokens", Value{std::move(list.tokens)});
     w.add_kv("tokenizer.ggml.scores", Value{std::move(scores)});
     w.add_kv("tokenizer.ggml.token_type", Value{std::move(list.types)});
-    w.add_kv("tokenizer.ggml.bos_token_id", Value{uint32_t{1}});
-    w.add_kv("tokenizer.ggml.eos_token_id", Value{uint32_t{2}});
-    w.add_kv("tokenizer.ggml.unknown_token_id", Value{uint32_t{0}});
+    w.add_kv("tokenizer.ggml.bos_token_id", Value{uint32_t{gemma ? 2u : 1u}});
+    const uint32_t eos = gemma ? 1 : chat_tokens.empty() ? 2 : end_of_text;
+    w.add_kv("tokenizer.ggml.eos_token_id", Value{eos});
+    w.add_kv("tokenizer.ggml.unknown_token_id", Value{uint32_t{gemma ? 3u : 0u}});
+    if (gemma) w.add_kv("tokenizer.ggml.padding_token_id", Value{uint32_t{0}});
     w.add_kv("tokenizer.ggml.add_bos_token", Value{true});
     w.add_kv("tokenizer.ggml.add_eos_token", Value{false});
+    if (gemma) w.add_kv("tokenizer.ggml.add_space_prefix", Value{false});
 }
 
 void add_bpe_vocabulary(gguf::Writer& w, int64_t n_vocab, std::string_view pre) {

@@ -10,9 +10,17 @@
 
 namespace tessera::model {
 
-// SentencePiece-style ("llama", Llama-2's kind): <unk>, <s>, </s>, the 256
+// The special tokens a SentencePiece vocabulary starts with. Llama: <unk> 0,
+// <s> 1 (BOS), </s> 2 (EOS). Gemma: <pad> 0, <eos> 1, <bos> 2, <unk> 3, and
+// no space prefix (tokenizer.ggml.add_space_prefix false). Phi3: Llama's,
+// and as the last tokens the chat control tokens <|endoftext|> (EOS; llama.cpp
+// looks it up in any model named Phi-3), <|assistant|>, <|system|>,
+// <|end|>, <|user|> (in the real vocabulary at 32000 and on).
+enum class SpmSpecials { Llama, Gemma, Phi3 };
+
+// SentencePiece-style ("llama", Llama-2's kind): the special tokens, the 256
 // byte tokens, then distinct pieces with decreasing scores. BOS added.
-void add_spm_vocabulary(gguf::Writer& w, int64_t n_vocab);
+void add_spm_vocabulary(gguf::Writer& w, int64_t n_vocab, SpmSpecials specials = SpmSpecials::Llama);
 
 // GPT-2-style byte-level BPE ("gpt2", Qwen2's kind) with pre-tokenizer
 // `pre`: the 256 byte characters, then words made by merges, then the

@@ -2,6 +2,7 @@
 // architecture tessera describes.
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "kernels/quant/ggml_type.hpp"
 #include "models/synthetic_model.hpp"
@@ -12,12 +13,19 @@ namespace tessera::cli {
 namespace {
 
 struct MakeModelOptions {
-    std::string shape, arch = "llama", type = "Q4_0", out;
+    std::string shape, arch, type = "Q4_0", out;  // arch "": the preset's (llama for custom)
     model::ModelShape custom;  // fields given on the command line (0: from the preset)
     float rope_base = 0.0f;
+    std::optional<float> rope_base_swa, attn_softcap, final_softcap, rope_scale, norm_weight;
+    std::optional<int64_t> head_dim, sliding_window;
     uint64_t seed = 1;
     bool quiet = false;
 };
+
+std::string resolve_arch(const MakeModelOptions& o) {
+    if (!o.arch.empty()) return o.arch;
+    return o.shape == "custom" ? "llama" : model::preset_architecture(o.shape);
+}
 
 model::ModelShape resolve_shape(const MakeModelOptions& o) {
     model::ModelShape s;
@@ -30,7 +38,7 @@ model::ModelShape resolve_shape(const MakeModelOptions& o) {
         }
         s = *preset;
     } else {
-        s.name = "custom";
+        s = model::custom_shape(resolve_arch(o));
     }
     const model::ModelShape& c = o.custom;
     for (auto [field, given] : {std::pair{&s.n_vocab, c.n_vocab}, {&s.n_embd, c.n_embd}, {&s.n_layer, c.n_layer},
@@ -38,6 +46,13 @@ model::ModelShape resolve_shape(const MakeModelOptions& o) {
                                 {&s.n_ctx, c.n_ctx}})
         if (given != 0) *field = given;
     if (o.rope_base > 0.0f) s.rope_base = o.rope_base;
+    if (o.head_dim) s.n_head_dim = *o.head_dim;
+    if (o.sliding_window) s.sliding_window = *o.sliding_window;
+    if (o.rope_base_swa) s.rope_base_swa = *o.rope_base_swa;
+    if (o.attn_softcap) s.attn_softcap = *o.attn_softcap;
+    if (o.final_softcap) s.final_softcap = *o.final_softcap;
+    if (o.rope_scale) s.linear_rope_factor = *o.rope_scale;
+    if (o.norm_weight) s.norm_weight = *o.norm_weight;
     if (o.shape == "custom" && s.n_head_kv == 0) s.n_head_kv = s.n_head;
     s.check();
     return s;
@@ -45,7 +60,7 @@ model::ModelShape resolve_shape(const MakeModelOptions& o) {
 
 void run_make_model(const MakeModelOptions& o) {
     model::SyntheticModel m{
-        .shape = resolve_shape(o), .arch = o.arch, .plan = QuantizePlan::parse(o.type), .seed = o.seed};
+        .shape = resolve_shape(o), .arch = resolve_arch(o), .plan = QuantizePlan::parse(o.type), .seed = o.seed};
     if (!o.quiet)
         std::fprintf(stderr, "%s: %s %s, %.2f B parameters, %s\n", o.out.c_str(), m.arch.c_str(),
                      m.shape.name.c_str(), double(m.shape.n_params()) / 1e9, m.plan.name().c_str());
@@ -81,12 +96,12 @@ void add_make_model_command(CLI::App& app) {
                       "(for benchmarks and tests; llama.cpp loads it too)");
     cmd->add_option("--shape", o->shape,
                     "tinyllama-1.1b, llama-2-7b, llama-3-8b, llama-3.2-1b, llama-3.1-8b (llama3 rope_freqs; 1b with "
-                    "tied embeddings), qwen3-0.6b, qwen3-8b, or custom")
+                    "tied embeddings), qwen3-0.6b, qwen3-8b, gemma-3-1b, gemma-3-4b, gemma-2-2b, phi-3-mini, or custom")
         ->required();
     cmd->add_option("--arch", o->arch,
-                    "Architecture: llama, qwen2 (biases on q/k/v, NEOX rope, BPE vocabulary) or qwen3 (per-head q/k "
-                    "norms, NEOX rope, BPE vocabulary)")
-        ->capture_default_str();
+                    "Architecture: llama, qwen2 (biases on q/k/v, NEOX rope, BPE vocabulary), qwen3 (per-head q/k "
+                    "norms, NEOX rope, BPE vocabulary), gemma2, gemma3 or phi3 (default: the preset's family for the "
+                    "gemma and phi presets, llama otherwise)");
     cmd->add_option("--type", o->type, "Weight type (Q4_0, Q8_0, F16, ...) or mix (Q4_K_M, Q5_K_M)")
         ->capture_default_str();
     cmd->add_option("-o,--output", o->out, "Output GGUF file")->required();
@@ -99,6 +114,13 @@ void add_make_model_command(CLI::App& app) {
     cmd->add_option("--n-ff", o->custom.n_ff, "Feed-forward width");
     cmd->add_option("--n-ctx", o->custom.n_ctx, "Training context length");
     cmd->add_option("--rope-base", o->rope_base, "Rope frequency base");
+    cmd->add_option("--head-dim", o->head_dim, "Width of an attention head (default: n_embd / n_head)");
+    cmd->add_option("--sliding-window", o->sliding_window, "Window of the sliding-window layers (Gemma)");
+    cmd->add_option("--rope-base-swa", o->rope_base_swa, "Rope frequency base of the sliding-window layers");
+    cmd->add_option("--attn-softcap", o->attn_softcap, "Soft-cap of the attention scores (Gemma 2)");
+    cmd->add_option("--final-softcap", o->final_softcap, "Soft-cap of the logits (Gemma 2)");
+    cmd->add_option("--rope-scale", o->rope_scale, "Linear rope scaling factor (rope.scaling.type linear)");
+    cmd->add_option("--norm-weight", o->norm_weight, "Value of every norm weight (default 1)");
     cmd->add_flag("-q,--quiet", o->quiet, "No progress");
     cmd->callback([o] { run_make_model(*o); });
 }

@@ -8,6 +8,9 @@
 
 #include "cli_util.hpp"
 #include "conformance.hpp"
+#include "models/model.hpp"
+#include "models/session.hpp"
+#include "models/synthetic_model.hpp"
 #include "vulkan_test_util.hpp"
 
 namespace tessera {
@@ -122,6 +125,83 @@ TEST(CliModel, CpuAndVulkanTracesAgreeNodeByNode) {
     EXPECT_EQ(cmp.exit_code, 0) << cmp.out;
     EXPECT_NE(cmp.out.find("agree"), std::string::npos) << cmp.out;
     for (const fs::path& p : {cpu, gpu}) fs::remove_all(p);
+}
+
+// make-model writes Gemma 3, Gemma 2 and Phi-3 files with the keys llama.cpp's
+// converter writes for them (and only those of the description it writes),
+// Gemma's special tokens, and files tessera opens and runs.
+TEST(CliModel, MakeModelWritesGemmaAndPhi3FilesThatRun) {
+    const std::string tiny = " --shape custom --n-vocab 300 --n-embd 64 --n-layer 2 --n-head 4 --n-head-kv 2 --n-ff 128 "
+                             "--n-ctx 64 --type Q8_0 -q -o ";
+    struct Case {
+        std::string arch, extra;
+        std::vector<std::pair<std::string, double>> keys;  // present, with these values
+        std::vector<std::string> absent;
+    };
+    const Case cases[] = {
+        {"gemma3", "--head-dim 32 --sliding-window 16 --rope-scale 8",
+         {{"attention.sliding_window", 16}, {"rope.freq_base", 1e6}, {"rope.freq_base_swa", 1e4},
+          {"attention.key_length", 32}, {"rope.scaling.factor", 8}, {"attention.layer_norm_rms_epsilon", 1e-6}},
+         {"rope.dimension_count", "final_logit_softcapping", "vocab_size", "output.weight"}},
+        {"gemma2", "--head-dim 32 --sliding-window 16",
+         {{"attention.sliding_window", 16}, {"attn_logit_softcapping", 50}, {"final_logit_softcapping", 30},
+          {"attention.value_length", 32}},
+         {"rope.freq_base", "rope.freq_base_swa", "rope.dimension_count", "vocab_size", "output.weight"}},
+        {"phi3", "--sliding-window 63",
+         {{"attention.sliding_window", 63}, {"rope.dimension_count", 16}, {"rope.scaling.original_context_length", 64}},
+         {"attention.key_length", "rope.scaling.attn_factor", "vocab_size"}},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.arch);
+        const fs::path path = test::temp_path(c.arch + ".gguf");
+        const auto made = run_cli("make-model --arch " + c.arch + " " + c.extra + tiny + path.string());
+        ASSERT_EQ(made.exit_code, 0) << made.out;
+        const model::Model m = model::Model::open(path.string());
+        EXPECT_EQ(m.architecture().name, c.arch);
+        const gguf::File& f = m.file();
+        for (const auto& [key, value] : c.keys) {
+            const std::string full = c.arch + "." + key;
+            ASSERT_NE(f.find(full), nullptr) << full;
+            EXPECT_NEAR(f.get_float(full), value, 1e-6 * std::fabs(value)) << full;
+        }
+        for (const std::string& key : c.absent) {
+            EXPECT_EQ(f.find(c.arch + "." + key), nullptr) << key;
+            EXPECT_EQ(f.find_tensor(key), nullptr) << key;
+        }
+        const bool gemma = c.arch.starts_with("gemma");
+        EXPECT_EQ(f.get_uint("tokenizer.ggml.bos_token_id"), gemma ? 2u : 1u);
+        EXPECT_EQ(f.get_string("tokenizer.ggml.model"), "llama");
+        if (gemma) EXPECT_FALSE(*f.find("tokenizer.ggml.add_space_prefix")->as_bool());
+        model::Session session(m, {.n_ctx = 64, .kv_type = GgmlType::F32});
+        const std::vector<float> logits = session.eval(std::vector<int32_t>{2, 77, 150, 9, 200});
+        ASSERT_EQ(logits.size(), 300u);
+        EXPECT_TRUE(std::all_of(logits.begin(), logits.end(), [](float v) { return std::isfinite(v); }));
+        const auto ran = run_cli("run -m " + path.string() + " -p 'hello world' -n 4 --temp 0");
+        EXPECT_EQ(ran.exit_code, 0) << ran.out;
+        fs::remove(path);
+    }
+    // Gemma 2 without its soft-caps is refused (llama.cpp divides by them).
+    const fs::path bad = test::temp_path("gemma2-nocap.gguf");
+    const auto refused = run_cli("make-model --arch gemma2 --attn-softcap 0" + tiny + bad.string());
+    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_NE(refused.out.find("soft-caps"), std::string::npos) << refused.out;
+}
+
+// The presets of the new families: their architecture by default, their published shapes.
+TEST(CliModel, GemmaAndPhi3PresetsCarryTheirPublishedShapes) {
+    const auto g3 = model::preset_shape("gemma-3-4b");
+    ASSERT_TRUE(g3.has_value());
+    EXPECT_EQ(model::preset_architecture("gemma-3-4b"), "gemma3");
+    EXPECT_EQ(g3->n_layer, 34);
+    EXPECT_EQ(g3->head_dim(), 256);
+    EXPECT_EQ(g3->linear_rope_factor, 8.0f);
+    EXPECT_EQ(model::preset_shape("gemma-3-1b")->linear_rope_factor, 0.0f);
+    EXPECT_EQ(model::preset_architecture("gemma-2-2b"), "gemma2");
+    EXPECT_EQ(model::preset_shape("gemma-2-2b")->final_softcap, 30.0f);
+    EXPECT_EQ(model::preset_architecture("phi-3-mini"), "phi3");
+    EXPECT_EQ(model::preset_shape("phi-3-mini")->sliding_window, 2047);
+    EXPECT_FALSE(model::preset_shape("phi-3-mini")->tied_output);
+    EXPECT_EQ(model::preset_architecture("qwen3-8b"), "llama");  // as before: --arch qwen3 asks for qwen3
 }
 
 }  // namespace
