@@ -1,0 +1,73 @@
+// A mixture-of-experts feed-forward block for one token on Vulkan, every
+// node on the device, run three times by one executor with new inputs: the
+// recorded command buffer is resubmitted unchanged, so matmul_id must read
+// the experts the router picks on the GPU, not the ones it picked when the
+// buffer was recorded.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/executor.hpp"
+#include "graph/reference_backend.hpp"
+#include "graph_test_util.hpp"
+#include "ops/ops.hpp"
+#include "vulkan_test_util.hpp"
+
+namespace tessera {
+namespace {
+
+constexpr int64_t kDim = 256, kFfn = 64, kExperts = 16, kChosen = 4;
+
+// Layer::moe_ffn's nodes (models/layer.cpp) for one token, without the residual.
+struct MoeBlock {
+    Graph g;
+    std::vector<std::vector<uint8_t>> weights;
+    Tensor *x = nullptr, *ids = nullptr, *out = nullptr;
+
+    MoeBlock() {
+        uint32_t seed = 20;
+        auto w = [&](GgmlType type, Shape ne) {
+            weights.push_back(test::random_weights(type, ne[0], ne[1] * ne[2], seed, 0.5f));
+            return g.weight("w" + std::to_string(seed++), type, ne, weights.back().data());
+        };
+        x = g.input("x", GgmlType::F32, {kDim, 1, 1, 1});
+        Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, kExperts, 1, 1}), x));
+        ids = topk(probs, kChosen);
+        Tensor* weight = moe_weights(probs, ids, true);
+        Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), x, ids);
+        Tensor* up = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), x, ids);
+        Tensor* y = matmul_id(w(GgmlType::Q8_0, {kFfn, kDim, kExperts, 1}), swiglu(gate, up), ids);
+        out = moe_sum(y, weight);
+    }
+};
+
+TEST(VulkanMoe, RecordedTokenFollowsTheRoutersChoice) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    MoeBlock on_device;
+    for (const Tensor& t : on_device.g.tensors()) {
+        if (!t.src.empty() && !t.is_view()) {
+            ASSERT_TRUE(vulkan->supports(t)) << t.op->name;
+        }
+    }
+    Executor device(on_device.g, {on_device.out, on_device.ids}, {.backends = {vulkan}});
+    std::vector<float> first_ids;
+    for (uint32_t round = 0; round < 3; ++round) {
+        const std::vector<float> x = test::random_floats(size_t(kDim), 100 + round, 2.0f);
+        MoeBlock exact;
+        Executor reference(exact.g, {exact.out, exact.ids}, {.backends = {std::make_shared<ReferenceBackend>()}});
+        test::fill(exact.x, x);
+        reference.run();
+        test::fill(on_device.x, x);
+        device.run();
+        const std::vector<float> ids = test::values_of(*on_device.ids);
+        EXPECT_EQ(ids, test::values_of(*exact.ids)) << "round " << round;
+        EXPECT_LE(test::nmse(test::values_of(*exact.out), test::values_of(*on_device.out)), 5e-4) << "round " << round;
+        if (round == 0) first_ids = ids;
+        else EXPECT_NE(ids, first_ids) << "the router chose the same experts again: the test shows nothing";
+    }
+}
+
+}  // namespace
+}  // namespace tessera
