@@ -55,7 +55,6 @@ struct MatmulPush {  // shaders/matmul_args.glsl
     uint32_t ids_first = 0, dst_ne1 = 0, y_nb_head = 0;
 };
 
-
 // The push constants of every variant for y = W x; `cols`: tokens per workgroup.
 MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx, uint32_t cols);
 
@@ -68,12 +67,13 @@ struct MatvecLaunch {
 
 // The matvec variant (shaders/quant/matvec.glsl, matvec_staged.glsl) for
 // weights of `type` and `cols` tokens of k values, `rope` if it rotates row
-// pairs; `spec` holds constants 1.. of matvec.glsl from ADDEND on
+// pairs; `spec` holds matvec.glsl's constants from ADDEND (3) on
 // (ADDEND, PROLOGUE, ROPE_KIND, SCATTER, Y_F16): the launch fills in the
 // workgroup size, ROWS and COLS, and the staged variants' constants.
 MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k, uint32_t cols,
                            bool rope, const std::vector<uint32_t>& spec);
 
+// Workgroups of per_group rows each for `rows` rows.
 inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
 
 }  // namespace tessera::vkk
