@@ -1,5 +1,6 @@
 #include "models/synthetic_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <variant>
@@ -41,7 +42,7 @@ bool is_gemma(std::string_view arch) { return arch == "gemma2" || arch == "gemma
 
 // The vocabulary kind real models of the architecture ship with.
 void add_vocabulary(gguf::Writer& w, std::string_view arch, int64_t n_vocab) {
-    if (arch == "qwen2" || arch == "qwen3") add_bpe_vocabulary(w, n_vocab, "qwen2");
+    if (arch == "qwen2" || arch == "qwen3" || arch == "qwen3moe") add_bpe_vocabulary(w, n_vocab, "qwen2");
     else if (is_gemma(arch)) add_spm_vocabulary(w, n_vocab, SpmSpecials::Gemma);
     else add_spm_vocabulary(w, n_vocab, arch == "phi3" ? SpmSpecials::Phi3 : SpmSpecials::Llama);
 }
@@ -65,15 +66,20 @@ HParamValues hparam_values(const ModelShape& s) {
             {"attn_softcap", double(s.attn_softcap)},
             {"final_softcap", double(s.final_softcap)},
             {"n_ctx_orig", double(s.n_ctx_orig > 0 ? s.n_ctx_orig : s.n_ctx)},
-            {"rope_attn_factor", 1.0}};
+            {"rope_attn_factor", 1.0},
+            {"n_expert", double(s.n_expert)},
+            {"n_expert_used", double(s.n_expert_used)},
+            {"n_ff_exp", double(s.expert_width())}};
 }
 
 // The description's hyperparameters llama.cpp's converter leaves out of a
 // family's files (gemma2: no rope keys; gemma3: no rope.dimension_count, no
 // final soft-cap; phi3: no key/value lengths, no attn_factor short of long
-// rope factors). The key is written all the same where the shape's value is
-// not what a reader assumes without it.
+// rope factors; any family: the expert counts of a dense model). The key is
+// written all the same where the shape's value is not what a reader assumes
+// without it.
 bool converter_omits(std::string_view arch, std::string_view hparam) {
+    if (hparam == "n_expert" || hparam == "n_expert_used") return true;
     if (arch == "gemma2") return hparam == "rope_base" || hparam == "rope_base_swa" || hparam == "n_rot";
     if (arch == "gemma3") return hparam == "n_rot" || hparam == "final_softcap" || hparam == "sliding_window";
     if (arch == "phi3") return hparam == "head_dim" || hparam == "head_dim_v" || hparam == "rope_attn_factor";
@@ -94,6 +100,31 @@ bool wants_optional(const ModelShape& s, std::string_view role) {
     return false;
 }
 
+// The type llama-quantize gives a weight under the plan: choose_tensor_type's
+// (`as` a name its rules know: an expert tensor as its dense counterpart),
+// and for mixtures of experts what llama-quantize adds: the router stays F32;
+// in models of 8 experts (Mixtral) attn_k and attn_v get Q8_0 and Q4_K_M's
+// attn_output Q5_K, where their rows fit those blocks. `fallback`: the rows
+// did not fit the type the plan asks for.
+GgmlType weight_type(const std::string& name, int64_t row_elems, const ModelShape& s, const QuantizePlan& plan,
+                     bool& fallback) {
+    fallback = false;
+    if (name.ends_with(".ffn_gate_inp.weight")) return GgmlType::F32;
+    const bool quantized = ggml_type_traits(plan.target).block_elems > 1;
+    auto fits = [&](GgmlType t) { return find_quant_type(t) && row_elems % ggml_type_traits(t).block_elems == 0; };
+    if (s.n_expert == 8 && quantized && !plan.pure) {
+        if ((name.ends_with(".attn_k.weight") || name.ends_with(".attn_v.weight")) && fits(GgmlType::Q8_0))
+            return GgmlType::Q8_0;
+        if (name.ends_with(".attn_output.weight") && plan.name() == "Q4_K_M" && fits(GgmlType::Q5_K))
+            return GgmlType::Q5_K;
+    }
+    std::string as = name;
+    if (const size_t at = as.find("_exps.weight"); at != std::string::npos) as.replace(at, 5, "");
+    const GgmlType type = choose_tensor_type(as, uint64_t(row_elems), 2, GgmlType::F32, plan, s.n_layer, s.tied_output);
+    fallback = is_fallback(as, 2, type, plan, s.tied_output);
+    return type;
+}
+
 }  // namespace
 
 void ModelShape::check() const {
@@ -106,11 +137,16 @@ void ModelShape::check() const {
     need(head_dim() % 2 == 0, "head_dim must be even for rope");
     need(n_head_kv > 0 && n_head % n_head_kv == 0, "n_head must be a multiple of n_head_kv");
     need(n_embd % 32 == 0 && n_ff % 32 == 0, "n_embd and n_ff must be multiples of 32 (quant blocks)");
+    need(n_expert >= 0 && n_expert_used >= 0 && n_ff_exp >= 0, "expert counts and widths must not be negative");
+    need((n_expert == 0) == (n_expert_used == 0) && n_expert_used <= n_expert,
+         "a mixture of experts needs 1 to n_expert used experts (and a dense model neither)");
+    need(n_ff_exp % 32 == 0, "n_ff_exp must be a multiple of 32 (quant blocks)");
 }
 
 int64_t ModelShape::n_params() const {
     const int64_t q = n_head * head_dim(), kv = n_head_kv * head_dim();
-    const int64_t per_layer = 2 * n_embd * q + 2 * n_embd * kv + 3 * n_embd * n_ff;
+    const int64_t ffn = n_expert > 0 ? n_expert * (3 * n_embd * expert_width() + n_embd) : 3 * n_embd * n_ff;
+    const int64_t per_layer = 2 * n_embd * q + 2 * n_embd * kv + ffn;
     return (tied_output ? 1 : 2) * n_vocab * n_embd + n_layer * per_layer;
 }
 
@@ -155,6 +191,16 @@ std::optional<ModelShape> preset_shape(std::string_view name) {
         return ModelShape{.name = std::string(name), .n_vocab = 151936, .n_embd = 4096, .n_layer = 36, .n_head = 32,
                           .n_head_kv = 8, .n_ff = 12288, .n_ctx = 40960, .rope_base = 1000000.0f, .rms_eps = 1e-6f,
                           .n_head_dim = 128};
+    // Mixtures of experts. Qwen3-30B-A3B: feed_forward_length is the
+    // config's dense intermediate_size, which no tensor uses.
+    if (name == "qwen3-30b-a3b")
+        return ModelShape{.name = std::string(name), .n_vocab = 151936, .n_embd = 2048, .n_layer = 48, .n_head = 32,
+                          .n_head_kv = 4, .n_ff = 6144, .n_ctx = 40960, .rope_base = 1000000.0f, .rms_eps = 1e-6f,
+                          .n_head_dim = 128, .n_expert = 128, .n_expert_used = 8, .n_ff_exp = 768};
+    if (name == "mixtral-8x7b")
+        return ModelShape{.name = std::string(name), .n_vocab = 32000, .n_embd = 4096, .n_layer = 32, .n_head = 32,
+                          .n_head_kv = 8, .n_ff = 14336, .n_ctx = 32768, .rope_base = 1000000.0f, .n_expert = 8,
+                          .n_expert_used = 2};
     // Gemma 3 and 2: the text model of each config.json, as llama.cpp's
     // converter writes it (rope.freq_base_swa from rope_local_base_freq,
     // Gemma-3-4B's linear rope scaling of its global layers).
@@ -181,13 +227,15 @@ std::optional<ModelShape> preset_shape(std::string_view name) {
 
 std::vector<std::string> preset_shape_names() {
     return {"tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "llama-3.2-1b", "llama-3.1-8b", "qwen3-0.6b",
-            "qwen3-8b",       "gemma-3-1b", "gemma-3-4b", "gemma-2-2b",   "phi-3-mini"};
+            "qwen3-8b",       "qwen3-30b-a3b", "mixtral-8x7b", "gemma-3-1b", "gemma-3-4b", "gemma-2-2b",
+            "phi-3-mini"};
 }
 
 std::string preset_architecture(std::string_view name) {
     if (name.starts_with("gemma-3-")) return "gemma3";
     if (name.starts_with("gemma-2-")) return "gemma2";
     if (name.starts_with("phi-3-")) return "phi3";
+    if (name == "qwen3-30b-a3b") return "qwen3moe";
     return "llama";
 }
 
@@ -226,6 +274,14 @@ SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::st
         throw Error("model shape '" + s.name + "': " + arch_name + " ties the output to the embedding");
     if (arch_name == "gemma2" && !(s.attn_softcap > 0 && s.final_softcap > 0 && s.sliding_window > 0))
         throw Error("model shape '" + s.name + "': gemma2 needs both soft-caps and a sliding window");
+    const bool has_experts = std::ranges::any_of(arch->layer, [](const TensorSpec& t) { return t.role == "ffn_gate_inp"; });
+    const bool needs_experts = std::ranges::any_of(arch->layer, [](const TensorSpec& t) {
+        return t.role == "ffn_gate_inp" && t.when.empty();
+    });
+    if (s.n_expert > 0 && !has_experts)
+        throw Error("model shape '" + s.name + "': " + arch_name + " has no mixture of experts");
+    if (s.n_expert == 0 && needs_experts)
+        throw Error("model shape '" + s.name + "': " + arch_name + " needs experts (n_expert, n_expert_used)");
     const HParamValues values = hparam_values(s);
     using gguf::Value;
     gguf::Writer w;
@@ -257,16 +313,19 @@ SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::st
     uint64_t tensor_index = 0;
     SyntheticReport report;
     uint64_t& bytes = report.tensor_bytes;
-    // A matrix of `rows` rows of `row_elems` random values, in the plan's type for it.
-    auto matrix = [&](const std::string& name, int64_t row_elems, int64_t rows) {
-        const GgmlType type = choose_tensor_type(name, uint64_t(row_elems), 2, GgmlType::F32, model.plan, s.n_layer,
-                                                  s.tied_output);
+    // A matrix (ne = {row_elems, rows}) or a stack of them (ne = {row_elems,
+    // rows, n}: the experts) of random values in the plan's type for it, row by row.
+    auto matrix = [&](const std::string& name, std::vector<uint64_t> ne) {
+        const auto row_elems = int64_t(ne[0]);
+        int64_t rows = 1;
+        for (size_t i = 1; i < ne.size(); ++i) rows *= int64_t(ne[i]);
+        bool fallback = false;
+        const GgmlType type = weight_type(name, row_elems, s, model.plan, fallback);
         const QuantTypeEntry& entry = require_quant_type(type, name);
-        if (is_fallback(name, 2, type, model.plan, s.tied_output))
-            report.fallbacks.push_back(name + " (" + std::string(entry.traits.name) + ")");
+        if (fallback) report.fallbacks.push_back(name + " (" + std::string(entry.traits.name) + ")");
         const size_t row_bytes = entry.row_bytes(row_elems);
         bytes += row_bytes * size_t(rows);
-        w.add_tensor(name, type, {uint64_t(row_elems), uint64_t(rows)},
+        w.add_tensor(name, type, ne,
                      [=, seed = model.seed, index = tensor_index++](std::span<uint8_t> dst) {
 #pragma omp parallel
                          {
@@ -291,12 +350,15 @@ SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::st
                          std::memcpy(dst.data(), values.data(), dst.size());
                      });
     };
-    // Every tensor of the description, optional ones where the shape wants
-    // them; biases where required.
+    // Every tensor of the description that the shape has (its when/unless
+    // condition holds), optional ones where the shape wants them; biases
+    // where required.
     auto add_spec = [&](const TensorSpec& spec, int layer) {
         if (spec.optional && !wants_optional(s, spec.role)) return;
         const std::string name = spec.name_in(layer);
         auto dim = [&](std::string_view expr) { return int64_t(eval_hparam_expr(expr, values, name)); };
+        if (!spec.when.empty() && dim(spec.when) == 0) return;
+        if (!spec.unless.empty() && dim(spec.unless) != 0) return;
         if (spec.role == "rope_freqs") {
             f32_vector(name, s.llama3_rope->freq_divisors(s.rope_dims(), s.rope_base), dim(spec.shape[0]));
             return;
@@ -305,7 +367,10 @@ SyntheticReport write_synthetic_model(const SyntheticModel& model, const std::st
             f32_vector(name, Fill::Norm, dim(spec.shape[0]));
             return;
         }
-        matrix(name, dim(spec.shape[0]), dim(spec.shape[1]));
+        std::vector<uint64_t> ne;
+        for (std::string_view d : spec.shape)
+            if (!d.empty()) ne.push_back(uint64_t(dim(d)));
+        matrix(name, ne);
         if (spec.bias == Bias::Required) f32_vector(spec.bias_name_in(layer), Fill::RandomBias, dim(spec.shape[1]));
     };
     for (const TensorSpec& spec : arch->globals) add_spec(spec, -1);

@@ -48,9 +48,15 @@ struct ModelShape {
     // weight, so 1 is a zero one; larger values make the random model's
     // attention scores and logits large enough for soft-caps and rope to show.
     float norm_weight = 1.0f;
+    // A mixture of experts in place of the dense feed-forward (0: dense):
+    // n_expert experts of which each token uses n_expert_used, each n_ff_exp
+    // wide (qwen3moe's expert_feed_forward_length; Mixtral's experts are n_ff
+    // wide, 0 here stands for that).
+    int64_t n_expert = 0, n_expert_used = 0, n_ff_exp = 0;
 
     int64_t head_dim() const { return n_head_dim > 0 ? n_head_dim : n_head > 0 ? n_embd / n_head : 0; }
     int64_t rope_dims() const { return n_rot > 0 ? n_rot : head_dim(); }
+    int64_t expert_width() const { return n_ff_exp > 0 ? n_ff_exp : n_ff; }
     // Throws an Error naming the first inconsistent field.
     void check() const;
     // Parameters of the weight matrices and embeddings (what the file stores, norms and biases aside).
@@ -58,13 +64,14 @@ struct ModelShape {
 };
 
 // tinyllama-1.1b, llama-2-7b, llama-3-8b, llama-3.2-1b, llama-3.1-8b,
-// qwen3-0.6b, qwen3-8b, gemma-3-1b, gemma-3-4b, gemma-2-2b, phi-3-mini:
-// their published hyperparameters (the Llama 3 shapes with a SentencePiece
+// qwen3-0.6b, qwen3-8b, qwen3-30b-a3b, mixtral-8x7b, gemma-3-1b, gemma-3-4b,
+// gemma-2-2b, phi-3-mini: their published hyperparameters (the Llama 3 shapes with a SentencePiece
 // vocabulary of their 128256 tokens in place of their BPE one).
 std::optional<ModelShape> preset_shape(std::string_view name);
 std::vector<std::string> preset_shape_names();
 // The architecture make-model writes a preset in unless told otherwise:
-// gemma3, gemma2 and phi3 for those presets, llama for the others.
+// gemma3, gemma2 and phi3 for those presets, qwen3moe for qwen3-30b-a3b,
+// llama for the others.
 std::string preset_architecture(std::string_view name);
 // Where --shape custom starts for an architecture: the traits all its real
 // models share (Gemma: tied output, RMS epsilon 1e-6; Gemma 2: window 4096,
@@ -78,8 +85,10 @@ struct SyntheticModel {
     // where it requires them; the vocabulary is the kind its real models ship
     // (SentencePiece for llama and phi3, SentencePiece with Gemma's special
     // tokens for gemma2 and gemma3, byte-level BPE with the qwen2
-    // pre-tokenizer for qwen2 and qwen3). The keys are those llama.cpp's
-    // converter writes for the family.
+    // pre-tokenizer for qwen2, qwen3 and qwen3moe). The keys are those
+    // llama.cpp's converter writes for the family (expert counts only for a
+    // mixture of experts). Weights are typed as llama-quantize types them
+    // (the experts' 3-D tensors row by row like matrices, the router F32).
     std::string arch = "llama";
     QuantizePlan plan;  // weight types, as `tessera quantize` chooses them
     uint64_t seed = 1;

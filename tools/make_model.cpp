@@ -43,7 +43,8 @@ model::ModelShape resolve_shape(const MakeModelOptions& o) {
     const model::ModelShape& c = o.custom;
     for (auto [field, given] : {std::pair{&s.n_vocab, c.n_vocab}, {&s.n_embd, c.n_embd}, {&s.n_layer, c.n_layer},
                                 {&s.n_head, c.n_head}, {&s.n_head_kv, c.n_head_kv}, {&s.n_ff, c.n_ff},
-                                {&s.n_ctx, c.n_ctx}})
+                                {&s.n_ctx, c.n_ctx}, {&s.n_expert, c.n_expert}, {&s.n_expert_used, c.n_expert_used},
+                                {&s.n_ff_exp, c.n_ff_exp}})
         if (given != 0) *field = given;
     if (o.rope_base > 0.0f) s.rope_base = o.rope_base;
     if (o.head_dim) s.n_head_dim = *o.head_dim;
@@ -96,12 +97,12 @@ void add_make_model_command(CLI::App& app) {
                       "(for benchmarks and tests; llama.cpp loads it too)");
     cmd->add_option("--shape", o->shape,
                     "tinyllama-1.1b, llama-2-7b, llama-3-8b, llama-3.2-1b, llama-3.1-8b (llama3 rope_freqs; 1b with "
-                    "tied embeddings), qwen3-0.6b, qwen3-8b, gemma-3-1b, gemma-3-4b, gemma-2-2b, phi-3-mini, or custom")
+                    "tied embeddings), qwen3-0.6b, qwen3-8b, qwen3-30b-a3b (qwen3moe), mixtral-8x7b, gemma-3-1b, gemma-3-4b, gemma-2-2b, phi-3-mini, or custom")
         ->required();
     cmd->add_option("--arch", o->arch,
                     "Architecture: llama, qwen2 (biases on q/k/v, NEOX rope, BPE vocabulary), qwen3 (per-head q/k "
-                    "norms, NEOX rope, BPE vocabulary), gemma2, gemma3 or phi3 (default: the preset's family for the "
-                    "gemma and phi presets, llama otherwise)");
+                    "norms, NEOX rope, BPE vocabulary), qwen3moe (qwen3 with experts), gemma2, gemma3 or phi3 "
+                    "(default: the preset's family for the gemma, phi and qwen3-30b-a3b presets, llama otherwise)");
     cmd->add_option("--type", o->type, "Weight type (Q4_0, Q8_0, F16, ...) or mix (Q4_K_M, Q5_K_M)")
         ->capture_default_str();
     cmd->add_option("-o,--output", o->out, "Output GGUF file")->required();
@@ -113,6 +114,9 @@ void add_make_model_command(CLI::App& app) {
     cmd->add_option("--n-head-kv", o->custom.n_head_kv, "Key/value heads (custom default: n_head)");
     cmd->add_option("--n-ff", o->custom.n_ff, "Feed-forward width");
     cmd->add_option("--n-ctx", o->custom.n_ctx, "Training context length");
+    cmd->add_option("--n-expert", o->custom.n_expert, "Experts of a mixture of experts (llama: Mixtral; qwen3moe)");
+    cmd->add_option("--n-expert-used", o->custom.n_expert_used, "Experts each token uses");
+    cmd->add_option("--n-ff-exp", o->custom.n_ff_exp, "Width of an expert (qwen3moe; default n_ff; Mixtral's are n_ff)");
     cmd->add_option("--rope-base", o->rope_base, "Rope frequency base");
     cmd->add_option("--head-dim", o->head_dim, "Width of an attention head (default: n_embd / n_head)");
     cmd->add_option("--sliding-window", o->sliding_window, "Window of the sliding-window layers (Gemma)");
