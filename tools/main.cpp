@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     tessera::cli::add_make_model_command(app);
     tessera::cli::add_bench_command(app);
     tessera::cli::add_devices_command(app);
+    tessera::cli::add_serve_command(app);
     // CLI11 would say "A subcommand is required" for a misspelt one.
     if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) {
         std::cerr << "tessera: error: unknown command '" << argv[1] << "'; the commands are: " << command_list(app)
