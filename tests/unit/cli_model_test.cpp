@@ -204,5 +204,84 @@ TEST(CliModel, GemmaAndPhi3PresetsCarryTheirPublishedShapes) {
     EXPECT_EQ(model::preset_architecture("qwen3-8b"), "llama");  // as before: --arch qwen3 asks for qwen3
 }
 
+// make-model writes mixtures of experts: qwen3moe and Llama files with
+// expert_count (Mixtral) with the expert keys, 3-D expert tensors typed as
+// llama-quantize types them (ffn_down_exps following ffn_down's Q4_K_M rule,
+// the router F32, 8-expert attn_k/attn_v Q8_0), and no expert keys in dense files.
+TEST(CliModel, MakeModelWritesMixturesOfExpertsThatRun) {
+    const std::string tiny = " --shape custom --n-vocab 300 --n-embd 256 --n-layer 2 --n-head 4 --n-head-kv 2 "
+                             "--n-ff 512 --n-ctx 64 -q -o ";
+    struct Case {
+        std::string arch, extra;
+        int64_t n_expert, n_expert_used, width;
+    };
+    const Case cases[] = {
+        {"qwen3moe", "--n-expert 8 --n-expert-used 2 --n-ff-exp 256 --head-dim 64 --type Q4_K_M", 8, 2, 256},
+        {"llama", "--n-expert 4 --n-expert-used 2 --type Q4_K_M", 4, 2, 512},
+        {"llama", "--n-expert 8 --n-expert-used 2 --type Q4_0", 8, 2, 512},
+        {"llama", "--type Q4_K_M", 0, 0, 512},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.arch + " " + c.extra);
+        const fs::path path = test::temp_path(c.arch + "-moe.gguf");
+        const auto made = run_cli("make-model --arch " + c.arch + " " + c.extra + tiny + path.string());
+        ASSERT_EQ(made.exit_code, 0) << made.out;
+        const model::Model m = model::Model::open(path.string());
+        const gguf::File& f = m.file();
+        const bool moe = c.n_expert > 0;
+        EXPECT_EQ(f.find(c.arch + ".expert_count") != nullptr, moe);
+        EXPECT_EQ(f.find(c.arch + ".expert_used_count") != nullptr, moe);
+        EXPECT_EQ(f.find(c.arch + ".expert_feed_forward_length") != nullptr, c.arch == "qwen3moe");
+        EXPECT_EQ(f.find_tensor("blk.0.ffn_gate.weight") != nullptr, !moe);
+        for (int l = 0; l < 2; ++l) {
+            const std::string blk = "blk." + std::to_string(l) + ".";
+            const gguf::TensorInfo* down = f.find_tensor(blk + (moe ? "ffn_down_exps" : "ffn_down") + ".weight");
+            ASSERT_NE(down, nullptr);
+            const std::vector<uint64_t> ne = moe ? std::vector<uint64_t>{uint64_t(c.width), 256, uint64_t(c.n_expert)}
+                                                 : std::vector<uint64_t>{512, 256};
+            EXPECT_EQ(down->ne, ne);
+            // Q4_K_M's more-bits layers of 2: the last one.
+            if (c.extra.ends_with("Q4_K_M")) EXPECT_EQ(down->type.id, l == 1 ? GgmlType::Q6_K : GgmlType::Q4_K);
+            if (!moe) continue;
+            EXPECT_EQ(f.get_uint(c.arch + ".expert_count"), uint64_t(c.n_expert));
+            EXPECT_EQ(f.get_uint(c.arch + ".expert_used_count"), uint64_t(c.n_expert_used));
+            EXPECT_EQ(f.find_tensor(blk + "ffn_gate_inp.weight")->type.id, GgmlType::F32);
+            EXPECT_EQ(f.find_tensor(blk + "ffn_up_exps.weight")->ne[2], uint64_t(c.n_expert));
+            const GgmlType k_type = c.n_expert == 8 ? GgmlType::Q8_0 : f.find_tensor(blk + "attn_q.weight")->type.id;
+            EXPECT_EQ(f.find_tensor(blk + "attn_k.weight")->type.id, k_type);
+            if (c.n_expert == 8) EXPECT_EQ(f.find_tensor(blk + "attn_v.weight")->type.id, GgmlType::Q8_0);
+        }
+        const auto ran = run_cli("run -m " + path.string() + " -p 'hello world' -n 4 --temp 0");
+        EXPECT_EQ(ran.exit_code, 0) << ran.out;
+        fs::remove(path);
+    }
+    // qwen3moe needs experts; a dense architecture has none.
+    const fs::path bad = test::temp_path("moe-bad.gguf");
+    EXPECT_EQ(run_cli("make-model --arch qwen3moe --type Q8_0" + tiny + bad.string()).exit_code, 1);
+    EXPECT_EQ(run_cli("make-model --arch qwen3 --n-expert 4 --n-expert-used 2 --type Q8_0" + tiny + bad.string()).exit_code,
+              1);
+}
+
+// The mixture-of-experts presets: their published shapes (config.json) and architectures.
+TEST(CliModel, MixtureOfExpertsPresetsCarryTheirPublishedShapes) {
+    const auto q = model::preset_shape("qwen3-30b-a3b");
+    ASSERT_TRUE(q.has_value());
+    EXPECT_EQ(model::preset_architecture("qwen3-30b-a3b"), "qwen3moe");
+    EXPECT_EQ(q->n_layer, 48);
+    EXPECT_EQ(q->head_dim(), 128);
+    EXPECT_EQ(q->n_expert, 128);
+    EXPECT_EQ(q->n_expert_used, 8);
+    EXPECT_EQ(q->expert_width(), 768);
+    EXPECT_FALSE(q->tied_output);
+    EXPECT_NEAR(double(q->n_params()) / 1e9, 30.5, 0.1);
+    const auto x = model::preset_shape("mixtral-8x7b");
+    ASSERT_TRUE(x.has_value());
+    EXPECT_EQ(model::preset_architecture("mixtral-8x7b"), "llama");
+    EXPECT_EQ(x->n_expert, 8);
+    EXPECT_EQ(x->n_expert_used, 2);
+    EXPECT_EQ(x->expert_width(), 14336);
+    EXPECT_NEAR(double(x->n_params()) / 1e9, 46.7, 0.1);
+}
+
 }  // namespace
 }  // namespace tessera
