@@ -23,24 +23,38 @@ void check_all_weights_used(const Model& m, const Graph& g) {
 }  // namespace
 
 void DecoderPass::fill_positions(int32_t first) {
-    int32_t* pos = static_cast<int32_t*>(positions->data);
-    for (int64_t i = 0; i < positions->ne[0]; ++i) pos[i] = first + int32_t(i);
+    std::vector<int32_t> pos(size_t(positions->ne[0]));
+    for (size_t i = 0; i < pos.size(); ++i) pos[i] = first + int32_t(i);
+    set_positions(pos);
+}
+
+void DecoderPass::set_positions(std::span<const int32_t> given) {
+    if (int64_t(given.size()) != positions->ne[0])
+        throw Error("a pass of " + std::to_string(positions->ne[0]) + " tokens was given " +
+                    std::to_string(given.size()) + " positions");
+    std::copy(given.begin(), given.end(), static_cast<int32_t*>(positions->data));
     for (const RingSlots& ring : rings) {
         int32_t* slot = static_cast<int32_t*>(ring.slots->data);
-        for (int64_t i = 0; i < positions->ne[0]; ++i) slot[i] = int32_t(pos[i] % ring.rows);
+        for (size_t i = 0; i < given.size(); ++i) slot[i] = given[i] < 0 ? -1 : int32_t(given[i] % ring.rows);
     }
 }
 
 std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, int64_t n_tokens, int64_t n_past,
-                                                bool all_logits, ActivationPrecision precision, int64_t n_kv) {
-    if (n_tokens < 1) throw Error("a forward pass needs at least one token");
-    if (n_past + n_tokens > cache.n_ctx())
-        throw Error("context full: " + std::to_string(n_past) + " cached + " + std::to_string(n_tokens) +
+                                                bool all_logits, ActivationPrecision precision, int64_t n_kv,
+                                                PassSequences sequences) {
+    if (sequences.count < 1 || sequences.first < 0 || sequences.first + sequences.count > cache.n_seq())
+        throw Error("a pass over sequences " + std::to_string(sequences.first) + " + " +
+                    std::to_string(sequences.count) + " of a cache of " + std::to_string(cache.n_seq()));
+    if (n_tokens < 1 || n_tokens % sequences.count != 0)
+        throw Error("a forward pass needs at least one token, and as many for each of its sequences");
+    const int64_t per_seq = n_tokens / sequences.count;
+    if (n_past + per_seq > cache.n_ctx())
+        throw Error("context full: " + std::to_string(n_past) + " cached + " + std::to_string(per_seq) +
                     " new tokens exceed the context size " + std::to_string(cache.n_ctx()));
-    if (n_kv == 0) n_kv = n_past + n_tokens;
-    if (n_kv < n_past + n_tokens || n_kv > cache.n_ctx())
+    if (n_kv == 0) n_kv = n_past + per_seq;
+    if (n_kv < n_past + per_seq || n_kv > cache.n_ctx())
         throw Error("attention over " + std::to_string(n_kv) + " cache positions: needs " +
-                    std::to_string(n_past + n_tokens) + " to " + std::to_string(cache.n_ctx()));
+                    std::to_string(n_past + per_seq) + " to " + std::to_string(cache.n_ctx()));
     auto pass = std::make_unique<DecoderPass>();
     Graph& g = pass->graph;
     pass->tokens = g.input("tokens", GgmlType::I32, {n_tokens, 1, 1, 1});
@@ -57,6 +71,7 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
                               .cache = cache,
                               .positions = pass->positions,
                               .rings = pass->rings,
+                              .sequences = sequences,
                               .n_tokens = n_tokens,
                               .n_kv = n_kv,
                               .precision = precision};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -22,13 +23,24 @@ struct DecoderPass {
 
     // Positions first, first + 1, ... for the tokens, and their ring rows.
     void fill_positions(int32_t first);
+    // Each token's position (negative: an idle sequence's, which stores
+    // nothing and sees nothing), and their ring rows.
+    void set_positions(std::span<const int32_t> positions);
+};
+
+// The sequences of the cache a pass computes: first .. first + count - 1,
+// each with the same number of the pass's tokens (sequence-major).
+struct PassSequences {
+    int64_t first = 0, count = 1;
 };
 
 // precision: how every matmul rounds its activations. n_kv: the cache
 // positions attention reads, n_past + n_tokens (0) or more: positions past
 // a token's own are masked, so one graph serves several single-token steps.
+// n_tokens counts the tokens of all the pass's sequences; n_past is the
+// positions before them in each.
 std::unique_ptr<DecoderPass> build_decoder_pass(const Model& model, KvCache& cache, int64_t n_tokens,
                                                 int64_t n_past, bool all_logits, ActivationPrecision precision,
-                                                int64_t n_kv = 0);
+                                                int64_t n_kv = 0, PassSequences sequences = {});
 
 }  // namespace tessera::model

@@ -19,16 +19,22 @@ int64_t KvCache::rows_for(const Model& model, int layer, int64_t n_ctx, int64_t 
     return std::min(n_ctx, ring);
 }
 
-KvCache::KvCache(const Model& model, int64_t n_ctx, GgmlType type, int64_t batch)
-    : type_(type), n_ctx_(n_ctx), head_dim_(model.hparams().head_dim), n_head_kv_(model.hparams().n_head_kv) {
+KvCache::KvCache(const Model& model, int64_t n_ctx, GgmlType type, int64_t batch, int64_t n_seq)
+    : type_(type),
+      n_ctx_(n_ctx),
+      head_dim_(model.hparams().head_dim),
+      n_head_kv_(model.hparams().n_head_kv),
+      n_seq_(n_seq) {
     if (type != GgmlType::F16 && type != GgmlType::F32) throw Error("the KV cache type must be f16 or f32");
     if (n_ctx < 1) throw Error("the context size must be at least 1, not " + std::to_string(n_ctx));
     if (batch < 1) throw Error("the batch size must be at least 1");
+    if (n_seq < 1) throw Error("a KV cache holds at least one sequence");
     const int64_t n_layer = model.hparams().n_layer;
     for (int l = 0; l < int(n_layer); ++l) {
         rows_.push_back(rows_for(model, l, n_ctx, batch));
         windows_.push_back(model.sliding_window(l));
-        const size_t bytes = size_t(head_dim_ * rows_.back() * n_head_kv_) * ggml_type_traits(type).block_bytes;
+        const size_t bytes =
+            size_t(head_dim_ * rows_.back() * n_head_kv_ * n_seq) * ggml_type_traits(type).block_bytes;
         k_.emplace_back(bytes);
         v_.emplace_back(bytes);
     }

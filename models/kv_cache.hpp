@@ -1,6 +1,7 @@
-// Keys and values of every layer, stored F16 (as llama.cpp does by default)
-// or F32. Layer l's K is [head_dim, rows(l), n_head_kv]: each kv head's
-// positions are contiguous rows. A layer of full attention has a row for each
+// Keys and values of every layer for n_seq sequences, stored F16 (as
+// llama.cpp does by default) or F32. Layer l's K is [head_dim, rows(l),
+// n_head_kv, n_seq]: each kv head's positions are contiguous rows, each
+// sequence's rows a block of their own. A layer of full attention has a row for each
 // of the n_ctx positions; a sliding-window layer only rows for its window and
 // one batch, used as a ring (position p at row p mod rows), as llama.cpp
 // keeps a smaller cache for such layers.
@@ -23,8 +24,8 @@ struct RingSlots {
 
 class KvCache {
 public:
-    // Rows for batches of up to `batch` tokens.
-    KvCache(const Model& model, int64_t n_ctx, GgmlType type, int64_t batch);
+    // Rows for batches of up to `batch` tokens, for n_seq sequences.
+    KvCache(const Model& model, int64_t n_ctx, GgmlType type, int64_t batch, int64_t n_seq = 1);
 
     // The rows layer l needs: n_ctx, or for a window W at most W + batch
     // rounded up to 256 (the window's positions and a batch of new ones).
@@ -32,8 +33,9 @@ public:
 
     GgmlType type() const { return type_; }
     int64_t n_ctx() const { return n_ctx_; }
-    // The shape of layer l's K (and V).
-    Shape shape(int64_t layer) const { return {head_dim_, rows_[size_t(layer)], n_head_kv_, 1}; }
+    int64_t n_seq() const { return n_seq_; }
+    // The shape of layer l's K (and V): all sequences.
+    Shape shape(int64_t layer) const { return {head_dim_, rows_[size_t(layer)], n_head_kv_, n_seq_}; }
     int64_t rows(int64_t layer) const { return rows_[size_t(layer)]; }
     // Whether layer l's rows are a ring (fewer rows than positions).
     bool is_ring(int64_t layer) const { return rows(layer) < n_ctx_; }
@@ -41,13 +43,16 @@ public:
     // (Session::truncate) and still find every ring's window in place: n_ctx
     // without rings.
     int64_t rewindable() const;
-    void* k(int64_t layer) { return k_[size_t(layer)].data(); }
-    void* v(int64_t layer) { return v_[size_t(layer)].data(); }
+    // Layer l's K (V) from sequence `seq` on.
+    void* k(int64_t layer, int64_t seq = 0) { return k_[size_t(layer)].data() + size_t(seq) * seq_bytes(layer); }
+    void* v(int64_t layer, int64_t seq = 0) { return v_[size_t(layer)].data() + size_t(seq) * seq_bytes(layer); }
+    // The bytes of one sequence's K (V) in layer l.
+    size_t seq_bytes(int64_t layer) const { return k_[size_t(layer)].size() / size_t(n_seq_); }
     size_t bytes() const;
 
 private:
     GgmlType type_;
-    int64_t n_ctx_, head_dim_, n_head_kv_;
+    int64_t n_ctx_, head_dim_, n_head_kv_, n_seq_;
     std::vector<int64_t> rows_, windows_;
     std::vector<std::vector<uint8_t>> k_, v_;
 };

@@ -72,14 +72,26 @@ Layer::Qkv Layer::project_qkv(Tensor* h, const AttentionSpec& spec) {
     return {heads(hp.n_head, 0), heads(hp.n_head_kv, hp.n_head), heads(hp.n_head_kv, hp.n_head + hp.n_head_kv)};
 }
 
-Tensor* Layer::store(Tensor* x, void* cache_data, std::string_view what) {
+Tensor* Layer::by_sequence(Tensor* x) {
+    const int64_t n_seq = pass_.sequences.count;
+    if (n_seq == 1) return x;
+    const int64_t per_seq = x->ne[2] / n_seq;
+    return view(x, {x->ne[0], x->ne[1], per_seq, n_seq}, {x->nb[0], x->nb[1], x->nb[2], x->nb[2] * size_t(per_seq)});
+}
+
+Tensor* Layer::store(Tensor* x, std::string_view what) {
     KvCache& cache = pass_.cache;
-    Tensor* slots = pass_.positions;
+    Tensor* rows = pass_.positions;
     if (cache.is_ring(index_))
         for (const RingSlots& ring : pass_.rings)
-            if (ring.rows == cache.rows(index_)) slots = ring.slots;
-    Tensor* all = pass_.graph.external(prefix() + std::string(what) + "_cache", cache.type(), cache.shape(index_), cache_data);
-    return name(set_rows(all, permute(x, {0, 2, 1, 3}), slots), std::string(what) + "_stored");
+            if (ring.rows == cache.rows(index_)) rows = ring.slots;
+    const PassSequences& seqs = pass_.sequences;
+    if (seqs.count > 1) rows = reshape(rows, {rows->ne[0] / seqs.count, seqs.count, 1, 1});
+    Shape shape = cache.shape(index_);
+    shape[3] = seqs.count;
+    void* data = what == "k" ? cache.k(index_, seqs.first) : cache.v(index_, seqs.first);
+    Tensor* all = pass_.graph.external(prefix() + std::string(what) + "_cache", cache.type(), shape, data);
+    return name(set_rows(all, permute(x, {0, 2, 1, 3}), rows), std::string(what) + "_stored");
 }
 
 Tensor* Layer::self_attention(Tensor* h, Tensor* residual, const AttentionSpec& spec) {
@@ -94,15 +106,20 @@ Tensor* Layer::self_attention(Tensor* h, Tensor* residual, const AttentionSpec& 
     q = name(rope(q, spec), "q");
     k = name(rope(k, spec), "k");
 
-    KvCache& cache = pass_.cache;
-    Tensor* k_all = store(k, cache.k(index_), "k");
-    Tensor* v_all = store(v, cache.v(index_), "v");
+    // Each sequence's tokens in a block of dimension 3 (nothing changes for one).
+    q = by_sequence(q);
+    k = by_sequence(k);
+    v = by_sequence(v);
+    Tensor* k_all = store(k, "k");
+    Tensor* v_all = store(v, "v");
     // A ring holds its last rows positions; below that many, the rows written so far.
-    const Shape used{hd, std::min(cache.rows(index_), pass_.n_kv), hp.n_head_kv, 1};
+    const int64_t n_seq = pass_.sequences.count;
+    const Shape used{hd, std::min(pass_.cache.rows(index_), pass_.n_kv), hp.n_head_kv, n_seq};
     const AttentionParams params{.scale = spec.scale > 0 ? spec.scale : 1.0f / std::sqrt(float(hd)),
                                  .softcap = spec.softcap,
                                  .window = model().sliding_window(index_)};
-    Tensor* att = name(attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), pass_.positions, params),
+    Tensor* positions = n_seq == 1 ? pass_.positions : reshape(pass_.positions, {n / n_seq, n_seq, 1, 1});
+    Tensor* att = name(attention(q, view(k_all, used, k_all->nb), view(v_all, used, v_all->nb), positions, params),
                        "attn");
     Tensor* out = project("attn_output", reshape(att, {hd * hp.n_head, n, 1, 1}), residual);
     return name(out, residual ? "attn_residual" : "attn_out");

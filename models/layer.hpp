@@ -11,6 +11,7 @@
 #include "graph/graph.hpp"
 #include "kernels/cpu/rope.hpp"
 #include "kernels/quant/activation_precision.hpp"
+#include "models/decoder_graph.hpp"
 #include "models/kv_cache.hpp"
 #include "models/model.hpp"
 
@@ -23,6 +24,7 @@ struct PassContext {
     KvCache& cache;
     Tensor* positions;  // I32 [n_tokens]
     std::span<const RingSlots> rings;  // the cache rows of the positions in each ring size
+    PassSequences sequences;           // of the cache; n_tokens / sequences.count tokens each
     int64_t n_tokens;
     int64_t n_kv;  // cache positions attention reads
     ActivationPrecision precision;
@@ -112,8 +114,11 @@ private:
         Tensor *q, *k, *v;
     };
     Qkv project_qkv(Tensor* h, const AttentionSpec& spec);
-    // The cache's K or V of this layer with x's rows stored at the tokens' rows.
-    Tensor* store(Tensor* x, void* cache_data, std::string_view what);
+    // x [head_dim, heads, n_tokens] as [head_dim, heads, tokens per sequence, sequences].
+    Tensor* by_sequence(Tensor* x);
+    // The cache's K ("k") or V ("v") of this layer and the pass's sequences
+    // with x's rows stored at the tokens' rows.
+    Tensor* store(Tensor* x, std::string_view what);
 
     const PassContext& pass_;
     int index_;

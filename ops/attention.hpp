@@ -1,8 +1,10 @@
 // attention(q, k, v, positions, params): causal scaled-dot-product attention
 // with grouped-query heads, fused (scores are never materialized as a tensor).
-//   q          F32 [head_dim, n_head, n_q]
-//   k, v       F32 or F16 [head_dim, n_rows, n_head_kv] (e.g. views of a KV cache)
-//   positions  I32 [n_q]
+//   q          F32 [head_dim, n_head, n_q, n_seq]
+//   k, v       F32 or F16 [head_dim, n_rows, n_head_kv, n_seq] (e.g. views of a KV cache)
+//   positions  I32 [n_q, n_seq]
+// Each of the n_seq sequences (usually 1) is independent: its queries see
+// its own rows.
 // The rows hold the last n_rows positions: position j at row j mod n_rows (a
 // ring; a cache of every position is the case n_rows > every position). Query
 // i, at position p = positions[i], sees the positions j with

@@ -87,7 +87,7 @@ TEST(CliArgs, PromptFilesMustBeRegularFiles) {
 }
 
 TEST(CliArgs, UnknownCommandsAndRequiredModels) {
-    expect_refused("serve", {"unknown command 'serve'", "run", "quantize", "make-model"});
+    expect_refused("frobnicate", {"unknown command 'frobnicate'", "run", "quantize", "make-model"});
     for (const char* command : {"run", "logits", "trace", "bench", "tokenize"}) {
         const auto help = run_cli(std::string(command) + " --help");
         const std::regex model_line(R"(-m,--model[^\n]*REQUIRED)");

@@ -11,8 +11,8 @@ namespace {
 void run(const Tensor& y, const CpuContext& ctx) {
     const Tensor& src = *y.src[1];
     for_my_rows(src, ctx.team, [&](RowIndex ri) {
-        cpu::convert_f32_to(y.type, reinterpret_cast<const float*>(row_ptr(src, ri)),
-                            row_ptr(y, set_rows_destination(y, ri)), y.ne[0]);
+        if (const auto to = set_rows_destination(y, ri))
+            cpu::convert_f32_to(y.type, reinterpret_cast<const float*>(row_ptr(src, ri)), row_ptr(y, *to), y.ne[0]);
     });
 }
 

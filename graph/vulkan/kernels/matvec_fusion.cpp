@@ -48,7 +48,7 @@ bool rope_on_rows(const Tensor& r) {
 
 // A set_rows into an F32 or F16 cache the matvec can store into.
 bool cache_store(const Tensor& s) {
-    return is(s, ops::kSetRows) && (s.type == GgmlType::F32 || s.type == GgmlType::F16) &&
+    return is(s, ops::kSetRows) && s.src[2]->ne[1] == 1 && (s.type == GgmlType::F32 || s.type == GgmlType::F16) &&
            dense_rows(*s.src[0], s.type == GgmlType::F16 ? 2 : 4);
 }
 
