@@ -75,7 +75,7 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--port", o->port, "TCP port (0: a free one, printed)")
         ->check(CLI::Range(0, 65535))
         ->capture_default_str();
-    cmd->add_option("--parallel,-P", o->parallel, "Requests generated at once (slots, each with its own KV cache)")
+    cmd->add_option("--parallel,-P", o->parallel, "Requests generated at once (slots: the sequences of one batched KV cache)")
         ->check(CLI::Range(1, 256))
         ->capture_default_str();
     cmd->add_option("--queue", o->queue, "Requests that may wait for a slot; beyond, 503")

@@ -1,5 +1,5 @@
 // A `tessera serve` stack in the test process: stories260K (conformance data),
-// a SlotEngine, optionally slowed down by PacedEngine (so that a generation
+// a BatchEngine, optionally slowed down by PacedEngine (so that a generation
 // lasts long enough to disconnect from it or fill the queue), the scheduler
 // thread and the HTTP server on a free loopback port; plus the client side:
 // requests, server-sent event parsing, and the same greedy generation run
@@ -25,7 +25,7 @@
 #include "models/tokenizer/tokenizer.hpp"
 #include "tools/serve/http_server.hpp"
 #include "tools/serve/scheduler.hpp"
-#include "tools/serve/slot_engine.hpp"
+#include "tools/serve/batch_engine.hpp"
 
 namespace tessera::serve::test {
 
@@ -79,7 +79,7 @@ public:
     }
 
     int port() const { return port_; }
-    const SlotEngine& engine() const { return engine_; }
+    const BatchEngine& engine() const { return engine_; }
     const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
     const model::Model& model() const { return model_; }
     std::unique_ptr<httplib::Client> client() const {
@@ -108,7 +108,7 @@ private:
     model::Model model_;
     std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
     ChatTemplate template_;
-    SlotEngine engine_;
+    BatchEngine engine_;
     std::optional<PacedEngine> paced_;
     std::optional<Scheduler> scheduler_;
     std::optional<HttpServer> http_;

@@ -1,10 +1,9 @@
 // What the server needs from the model side, and all it knows of it: jobs go
 // in through submit() from any thread; a scheduler thread (scheduler.hpp)
 // calls step() in a loop, each call one round in which every active job
-// advances (a chunk of its prompt, or one token). SlotEngine implements it
-// with one model::Session per slot; a batched engine (one graph pass for all
-// active sequences) implements the same interface, and nothing above it
-// changes (docs/server.md).
+// advances (a chunk of its prompt, or one token). BatchEngine
+// (batch_engine.hpp) implements it on a model::BatchSession; nothing above it
+// knows how (docs/server.md).
 #pragma once
 
 #include <cstdint>

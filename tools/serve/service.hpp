@@ -12,12 +12,12 @@
 #include "models/tokenizer/tokenizer.hpp"
 #include "tools/serve/http_server.hpp"
 #include "tools/serve/scheduler.hpp"
-#include "tools/serve/slot_engine.hpp"
+#include "tools/serve/batch_engine.hpp"
 
 namespace tessera::serve {
 
 struct ServiceOptions {
-    SlotEngineOptions engine;
+    BatchEngineOptions engine;
     HttpOptions http;             // model_id empty: the file's name without .gguf
     std::string chat_template;    // empty: the model's own (ChatTemplate::for_model)
 };
@@ -41,7 +41,7 @@ public:
 private:
     std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
     ChatTemplate template_;
-    SlotEngine engine_;
+    BatchEngine engine_;
     Scheduler scheduler_;
     HttpServer http_;
 };
