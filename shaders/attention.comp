@@ -2,9 +2,9 @@
 // flash-attention style: no score matrix in memory, an online softmax over
 // tiles of TILE keys.
 //
-// The query rows (token i, head h) of one kv head g are numbered
-// row = i * group + (h - g * group); a workgroup takes ROWS consecutive
-// rows, so the group's heads (and, for a prompt, neighbouring tokens)
+// The query rows (token i, head h) of one kv head g of one sequence are
+// numbered row = i * group + (h - g * group); a workgroup takes ROWS
+// consecutive rows, so the group's heads (and, for a prompt, neighbouring tokens)
 // share each K/V tile it loads. Per tile:
 //   1. the tile's keys -> shared memory (F16 or F32 in, F32 in shared)
 //   2. scores: each invocation a block of 4 rows by 2 keys
@@ -27,6 +27,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "attention_span.glsl"
+#include "attention_push.glsl"
 
 layout(constant_id = 1) const uint HEAD_DIM = 128;
 layout(constant_id = 2) const uint ROWS = 8;      // query rows per workgroup, a multiple of 4
@@ -44,17 +45,6 @@ layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
 layout(binding = 4, scalar) writeonly buffer O { float o[]; };
 layout(binding = 5, scalar) writeonly buffer O16 { float16_t o16[]; };  // O again when not HALF_COPY
 
-layout(push_constant) uniform Push {
-    uint n_q, n_head, n_head_kv, n_kv;
-    uint q_first, q_nb1, q_nb2;  // strides: per head, per token
-    uint k_first, k_nb1, k_nb2;  // per position, per kv head
-    uint v_first, v_nb1, v_nb2;
-    uint o_first, o_nb1, o_nb2;
-    uint pos_first;
-    float scale;
-    float softcap;  // 0: none
-    uint window;    // 0: all n_kv rows
-} p;
 
 const uint NT = gl_WorkGroupSize.x;
 const uint D4 = (HEAD_DIM + 3) / 4;  // vec4s per row
@@ -72,6 +62,7 @@ shared float ps[ROWS * TILE];    // scores, then probabilities
 shared float row_max[ROWS], row_sum[ROWS], row_rescale[ROWS];
 shared uint row_begin[ROWS], row_end[ROWS];  // the positions the row sees: none for rows past the last
 shared uint row_seen[ROWS];  // the end of its keys in the current tile (those before its begin have P 0)
+SeqFirsts at;  // where this workgroup's sequence starts in each tensor (set first thing in main)
 
 float kv_value(bool values, uint i) {
     if (values) return KV_F16 ? float(v16[i]) : v32[i];
@@ -86,10 +77,10 @@ void load_tile(uint first_key, uint end, uint kv_head, bool values) {
         vec4 x = vec4(0.0);
         if (j < end) {
             const uint row = j % p.n_kv;
-            const uint at = values ? p.v_first + row * p.v_nb1 + kv_head * p.v_nb2 + d
-                                   : p.k_first + row * p.k_nb1 + kv_head * p.k_nb2 + d;
+            const uint from = values ? at.v + row * p.v_nb1 + kv_head * p.v_nb2 + d
+                                     : at.k + row * p.k_nb1 + kv_head * p.k_nb2 + d;
             for (uint c = 0; c < 4; ++c)
-                if (d + c < HEAD_DIM) x[c] = kv_value(values, at + c);
+                if (d + c < HEAD_DIM) x[c] = kv_value(values, from + c);
         }
         kv[t * KV_STRIDE + e % D4] = x;
     }
@@ -99,22 +90,25 @@ void main() {
     const uint tid = gl_LocalInvocationID.x;
     const uint group = p.n_head / p.n_head_kv, n_rows = group * p.n_q;
     const uint blocks = (n_rows + ROWS - 1) / ROWS;  // workgroups per kv head
-    const uint kv_head = flat_group() / blocks, row0 = (flat_group() % blocks) * ROWS;
-    if (kv_head >= p.n_head_kv) return;
+    // Workgroups of one sequence together: blocks of each kv head in turn.
+    const uint seq = flat_group() / (p.n_head_kv * blocks), in_seq = flat_group() % (p.n_head_kv * blocks);
+    const uint kv_head = in_seq / blocks, row0 = (in_seq % blocks) * ROWS;
+    if (seq >= p.n_seq) return;
+    at = seq_firsts(seq);
 
     for (uint e = tid; e < ROWS * D4; e += NT) {
         const uint r = e / D4, row = row0 + r, d = e % D4 * 4, head = kv_head * group + row % group;
         vec4 x = vec4(0.0);
         if (row < n_rows) {
-            const uint at = p.q_first + head * p.q_nb1 + (row / group) * p.q_nb2 + d;
+            const uint from = at.q + head * p.q_nb1 + (row / group) * p.q_nb2 + d;
             for (uint c = 0; c < 4; ++c)
-                if (d + c < HEAD_DIM) x[c] = p.scale * q[at + c];
+                if (d + c < HEAD_DIM) x[c] = p.scale * q[from + c];
         }
         qs[e] = x;
     }
     if (tid < ROWS) {
         const uint row = row0 + tid;
-        const uvec2 span = row < n_rows ? attention_span(positions[p.pos_first + row / group], p.n_kv, p.window) : uvec2(0);
+        const uvec2 span = row < n_rows ? attention_span(positions[at.pos + row / group], p.n_kv, p.window) : uvec2(0);
         row_begin[tid] = span.x;
         row_end[tid] = span.y;
         row_max[tid] = NO_MAX;
@@ -201,12 +195,12 @@ void main() {
             const uint r = r0 + i, row = row0 + r;
             if (b < OUT_BLOCKS && row < n_rows) {
                 const uint head = kv_head * group + row % group;
-                const uint at = p.o_first + head * p.o_nb1 + (row / group) * p.o_nb2 + d;
+                const uint to = at.o + head * p.o_nb1 + (row / group) * p.o_nb2 + d;
                 const vec4 out_v = row_sum[r] > 0.0 ? acc[k * OUT_ROWS + i] / row_sum[r] : vec4(0.0);
                 [[unroll]] for (uint c = 0; c < 4; ++c)
                     if (d + c < HEAD_DIM) {
-                        o[at + c] = out_v[c];
-                        if (HALF_COPY) o16[at + c - p.o_first] = float16_t(out_v[c]);
+                        o[to + c] = out_v[c];
+                        if (HALF_COPY) o16[to + c - p.o_first] = float16_t(out_v[c]);
                     }
             }
         }

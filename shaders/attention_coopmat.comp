@@ -37,6 +37,7 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #include "common.glsl"
 #include "attention_span.glsl"
+#include "attention_push.glsl"
 
 layout(constant_id = 1) const uint HEAD_DIM = 128;  // a multiple of 16, at most 128
 layout(constant_id = 2) const uint TILE = 32;       // keys per tile: a multiple of 16, at most 64, >= 8 * subgroups
@@ -54,17 +55,6 @@ layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
 layout(binding = 4, scalar) writeonly buffer O { float o[]; };
 layout(binding = 5, scalar) writeonly buffer O16 { float16_t o16[]; };  // O again when not HALF_COPY
 
-layout(push_constant) uniform Push {
-    uint n_q, n_head, n_head_kv, n_kv;
-    uint q_first, q_nb1, q_nb2;  // strides: per head, per token
-    uint k_first, k_nb1, k_nb2;  // per position, per kv head
-    uint v_first, v_nb1, v_nb2;
-    uint o_first, o_nb1, o_nb2;
-    uint pos_first;
-    float scale;
-    float softcap;  // 0: none
-    uint window;    // 0: all n_kv rows
-} p;
 
 const uint NT = gl_WorkGroupSize.x;
 const uint SUBGROUPS = NT / 32, ROWS = 16 * SUBGROUPS;
@@ -86,6 +76,7 @@ shared uvec2 probs[SUBGROUPS * 16 * P_STRIDE];
 shared float pair_part[NT];  // each invocation's half of a row's max, then of its sum
 shared uint row_begin[ROWS], row_end[ROWS];  // the positions the row sees: none for rows past the last
 shared float row_alpha[ROWS], row_sum[ROWS];
+SeqFirsts at;  // where this workgroup's sequence starts in each tensor (set first thing in main)
 
 #define HALF16 fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
@@ -95,14 +86,14 @@ uvec2 pack4(vec4 v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
 // Piece d4 (values 4 d4 ..) of key (or value) j of a kv head.
 uvec2 kv_piece(bool values, uint j, uint kv_head, uint d4) {
     if (KV_PIECES) {
-        const uint at = values ? p.v_first + j * p.v_nb1 + kv_head * p.v_nb2 + d4
-                               : p.k_first + j * p.k_nb1 + kv_head * p.k_nb2 + d4;
-        return values ? v16x4[at] : k16x4[at];
+        const uint from = values ? at.v + j * p.v_nb1 + kv_head * p.v_nb2 + d4
+                                 : at.k + j * p.k_nb1 + kv_head * p.k_nb2 + d4;
+        return values ? v16x4[from] : k16x4[from];
     }
-    const uint at = values ? p.v_first + j * p.v_nb1 + kv_head * p.v_nb2 + 4 * d4
-                           : p.k_first + j * p.k_nb1 + kv_head * p.k_nb2 + 4 * d4;
+    const uint from = values ? at.v + j * p.v_nb1 + kv_head * p.v_nb2 + 4 * d4
+                             : at.k + j * p.k_nb1 + kv_head * p.k_nb2 + 4 * d4;
     f16vec4 x;
-    for (uint c = 0; c < 4; ++c) x[c] = values ? v16[at + c] : k16[at + c];
+    for (uint c = 0; c < 4; ++c) x[c] = values ? v16[from + c] : k16[from + c];
     return uvec2(packFloat2x16(x.xy), packFloat2x16(x.zw));
 }
 
@@ -133,22 +124,25 @@ void main() {
     const uint tid = gl_LocalInvocationID.x, lane = gl_SubgroupInvocationID, sub = gl_SubgroupID;
     const uint group = p.n_head / p.n_head_kv, n_rows = group * p.n_q;
     const uint blocks = (n_rows + ROWS - 1) / ROWS;  // workgroups per kv head
-    const uint kv_head = flat_group() / blocks, row0 = (flat_group() % blocks) * ROWS;
-    if (kv_head >= p.n_head_kv) return;
+    // Workgroups of one sequence together: blocks of each kv head in turn.
+    const uint seq = flat_group() / (p.n_head_kv * blocks), in_seq = flat_group() % (p.n_head_kv * blocks);
+    const uint kv_head = in_seq / blocks, row0 = (in_seq % blocks) * ROWS;
+    if (seq >= p.n_seq) return;
+    at = seq_firsts(seq);
 
     // The queries as fp16 into kv, then into each subgroup's matrices.
     for (uint e = tid; e < ROWS * D4; e += NT) {
         const uint r = e / D4, row = row0 + r, d = e % D4 * 4, head = kv_head * group + row % group;
         vec4 x = vec4(0.0);
         if (row < n_rows) {
-            const uint at = p.q_first + head * p.q_nb1 + (row / group) * p.q_nb2 + d;
-            x = vec4(q[at], q[at + 1], q[at + 2], q[at + 3]);
+            const uint from = at.q + head * p.q_nb1 + (row / group) * p.q_nb2 + d;
+            x = vec4(q[from], q[from + 1], q[from + 2], q[from + 3]);
         }
         kv[r * STRIDE + e % D4] = pack4(x);
     }
     if (tid < ROWS) {
         const uint row = row0 + tid;
-        const uvec2 span = row < n_rows ? attention_span(positions[p.pos_first + row / group], p.n_kv, p.window) : uvec2(0);
+        const uvec2 span = row < n_rows ? attention_span(positions[at.pos + row / group], p.n_kv, p.window) : uvec2(0);
         row_begin[tid] = span.x;
         row_end[tid] = span.y;
     }
@@ -238,9 +232,9 @@ void main() {
     for (uint e = lane; e < 256; e += 32) { \
         const uint rr = e / 16, row = row0 + 16 * sub + rr, head = kv_head * group + row % group; \
         const float total = row_sum[16 * sub + rr]; \
-        const uint at = p.o_first + head * p.o_nb1 + (row / group) * p.o_nb2 + 16 * d + e % 16; \
+        const uint to = at.o + head * p.o_nb1 + (row / group) * p.o_nb2 + 16 * d + e % 16; \
         const float v = total > 0.0 ? scores[s_sub + e] / total : 0.0; \
-        if (row < n_rows) { o[at] = v; if (HALF_COPY) o16[at - p.o_first] = float16_t(v); } } \
+        if (row < n_rows) { o[to] = v; if (HALF_COPY) o16[to - p.o_first] = float16_t(v); } } \
     subgroup_sync(); }
     EACH_D(STORE)
 }

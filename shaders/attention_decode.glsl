@@ -1,8 +1,8 @@
 // Causal attention for a few query tokens (token generation), the same op
 // as attention.comp (ops/attention.hpp) cut for a short critical path: one
-// query row (token i, head h) has a whole workgroup, or with SPLIT_KEYS one
-// per split of its keys, and within a chunk of CHUNK keys no invocation
-// waits on another's loads.
+// query row (sequence b, token i, head h) has a whole workgroup, or with
+// SPLIT_KEYS one per split of its keys, and within a chunk of CHUNK keys no
+// invocation waits on another's loads.
 //
 // Per chunk:
 //   1. scores: KEY_LANES invocations share a key, each with a 16-byte piece
@@ -115,17 +115,18 @@ void main() {
     if (row >= decode_rows()) return;
     const DecodeRow query = decode_row(row);
     const uint token = query.token, head = query.head, kv_head = query.kv_head;
-    const uvec2 span = attention_span(positions[p.pos_first + token], p.n_kv, p.window);
+    const SeqFirsts at = seq_firsts(query.seq);
+    const uvec2 span = attention_span(positions[at.pos + token], p.n_kv, p.window);
     const uint n_keys = span.y - span.x, first_row = span.x % p.n_kv;
     const uint key_begin = SPLIT_KEYS == 0 ? 0 : min(gl_WorkGroupID.z * SPLIT_KEYS, n_keys);
     const uint key_end = SPLIT_KEYS == 0 ? n_keys : min(key_begin + SPLIT_KEYS, n_keys);
 
-    const uint q0 = p.q_first + head * p.q_nb1 + token * p.q_nb2;
+    const uint q0 = at.q + head * p.q_nb1 + token * p.q_nb2;
     for (uint d = tid; d < D4; d += nt)
         qs[d] = p.scale * vec4(q[q0 + 4 * d], q[q0 + 4 * d + 1], q[q0 + 4 * d + 2], q[q0 + 4 * d + 3]);
     barrier();
 
-    const uint k0 = p.k_first + kv_head * p.k_nb2, v0 = p.v_first + kv_head * p.v_nb2;
+    const uint k0 = at.k + kv_head * p.k_nb2, v0 = at.v + kv_head * p.v_nb2;
     const uint load = tid % DV, slice = tid / DV;  // step 3's load of a value row and slice of the keys
     float run_max = NO_MAX, run_sum = 0.0;
     vec4 acc[2] = vec4[2](vec4(0.0), vec4(0.0));
@@ -170,7 +171,7 @@ void main() {
         vec4 total = vec4(0.0);
         for (uint s = 0; s < SLICES; ++s) total += sums[s * D4 + tid];
         if (SPLIT_KEYS == 0) {
-            o[p.o_first + head * p.o_nb1 + token * p.o_nb2 + tid] = run_sum > 0.0 ? total / run_sum : vec4(0.0);
+            o[at.o + head * p.o_nb1 + token * p.o_nb2 + tid] = run_sum > 0.0 ? total / run_sum : vec4(0.0);
         } else {
             const uint first = partial_first(row, gl_WorkGroupID.z, gl_NumWorkGroups.z, HEAD_DIM);
             if (tid == 0) {

@@ -28,6 +28,6 @@ void main() {
             sum += weight * partials[first + 1];
             acc += weight * vec4(partials[v], partials[v + 1], partials[v + 2], partials[v + 3]);
         }
-        o[p.o_first + query.head * p.o_nb1 + query.token * p.o_nb2 + d] = sum > 0.0 ? acc / sum : vec4(0.0);
+        o[seq_firsts(query.seq).o + query.head * p.o_nb1 + query.token * p.o_nb2 + d] = sum > 0.0 ? acc / sum : vec4(0.0);
     }
 }

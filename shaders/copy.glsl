@@ -1,7 +1,9 @@
 // Stores F32 rows into an F32 or F16 destination with any row strides
 // (ops/copy.hpp): copy.comp (SET_ROWS 0) keeps each row's index, set_rows.comp
 // (SET_ROWS 1) sends source row (i1, i2, i3) to destination row (rows[i1],
-// i2, i3). One invocation per element.
+// i2, i3), or with ids per i3 (rows_nb1 > 0) to (rows[i1, i3], i2, i3); a
+// negative id (an idle sequence of a batch) stores nothing. One invocation
+// per element.
 #include "common.glsl"
 
 layout(constant_id = 1) const bool DST_F16 = false;
@@ -23,6 +25,7 @@ layout(push_constant) uniform Push {
     uint dst_first, dst_nb1, dst_nb2, dst_nb3;
     uint dst_ne1;   // rows of the destination: set_rows skips row ids outside it
     uint rows_first;
+    uint rows_nb1;  // ids per i3: their stride; 0: the same ids for every i3
 } p;
 
 void main() {
@@ -31,8 +34,8 @@ void main() {
     const uint i0 = id % p.ne0;
     const uvec3 i = row_index(id / p.ne0, p.ne1, p.ne2);
 #if SET_ROWS
-    const uint dst_row = uint(rows[p.rows_first + i.x]);
-    if (dst_row >= p.dst_ne1) return;
+    const uint dst_row = uint(rows[p.rows_first + i.z * p.rows_nb1 + i.x]);
+    if (dst_row >= p.dst_ne1) return;  // a negative id wraps to a huge one
 #else
     const uint dst_row = i.x;
 #endif

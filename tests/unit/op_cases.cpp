@@ -104,6 +104,108 @@ Tensor* windowed_attention(Graph& g, int64_t head_dim, int64_t n_head, int64_t n
     return attention(in(g, "in_q", {head_dim, n_head, n_q, 1}), k, v, positions_from(g, first, n_q), params);
 }
 
+// I32 values of the given shape as a weight (fill_inputs would make them
+// distinct and small: these are chosen positions and row ids).
+Tensor* i32_values(Graph& g, const char* name, Shape ne, std::vector<int32_t> values) {
+    static std::map<std::vector<int32_t>, std::vector<int32_t>> cache;
+    return g.weight(name, GgmlType::I32, ne, cache.emplace(values, values).first->second.data());
+}
+
+// Positions [n_q, n_seq] of a batch of sequences (ops/attention.hpp):
+// sequence b's queries at first[b], first[b] + 1, ...; an idle sequence
+// (first -1) has all its queries at -1 and sees nothing.
+Tensor* batch_positions(Graph& g, int64_t n_q, const std::vector<int32_t>& first) {
+    std::vector<int32_t> p;
+    for (int32_t f : first)
+        for (int64_t i = 0; i < n_q; ++i) p.push_back(f < 0 ? -1 : f + int32_t(i));
+    return i32_values(g, "pos", {n_q, int64_t(first.size()), 1, 1}, p);
+}
+
+// Attention of a batch of sequences, each with its own K and V [head_dim,
+// n_rows, n_head_kv] (the cache of a model::BatchSession) and its own
+// positions (see batch_positions).
+Tensor* batch_attention(Graph& g, int64_t head_dim, int64_t n_head, int64_t n_head_kv, int64_t n_q, int64_t n_rows,
+                        bool f16, const std::vector<int32_t>& first, AttentionParams params) {
+    const int64_t n_seq = int64_t(first.size());
+    const Shape kv{head_dim, n_rows, n_head_kv, n_seq};
+    Tensor* k = f16 ? f16_input(g, "in_k", kv) : in(g, "in_k", kv);
+    Tensor* v = f16 ? f16_input(g, "in_v", kv) : in(g, "in_v", kv);
+    return attention(in(g, "in_q", {head_dim, n_head, n_q, n_seq}), k, v, batch_positions(g, n_q, first), params);
+}
+
+// What a batched decode pass does with a BatchSession's F16 cache [head_dim,
+// 50, n_head_kv, n_seq]: each sequence stores its token at its own row
+// (set_rows with ids per sequence; the idle one's -1 stores nothing), then
+// attends over the first 40 rows of its own cache (a view, as the decoder's).
+Tensor* batch_cached_decode(Graph& g, int64_t head_dim, int64_t n_head, int64_t n_head_kv, const std::vector<int32_t>& pos) {
+    const int64_t n_seq = int64_t(pos.size());
+    Tensor* positions = i32_values(g, "pos", {1, n_seq, 1, 1}, pos);
+    auto append = [&](const char* cache, const char* input) {
+        Tensor* c = filled_f16_cache(g, cache, {head_dim, 50, n_head_kv, n_seq});
+        // [head_dim, n_head_kv, 1 token, n_seq] -> [head_dim, 1, n_head_kv, n_seq]
+        Tensor* rows = permute(in(g, input, {head_dim, n_head_kv, 1, n_seq}), {0, 2, 1, 3});
+        Tensor* written = set_rows(c, rows, positions);
+        return view(written, {head_dim, 40, n_head_kv, n_seq}, written->nb);
+    };
+    Tensor* k = append("kc_batch", "in_k");
+    Tensor* v = append("vc_batch", "in_v");
+    return attention(in(g, "in_q", {head_dim, n_head, 1, n_seq}), k, v, positions, 1.0f / std::sqrt(float(head_dim)));
+}
+
+// Attention and cache stores of batches of sequences (model::BatchSession):
+// decode (one query per sequence; attention_decode.glsl, every sequence in
+// one dispatch) of 3 and 16 sequences at different positions, one idle at
+// -1, F16 and F32; a window over a ring, a split decode, the tiled shader
+// (head_dim 6), a prompt of 5 tokens for each of 2 sequences; set_rows with
+// ids per sequence, a negative one among them.
+void add_batch_cases(std::vector<OpCase>& v) {
+    const std::vector<int32_t> three{20, -1, 37};
+    std::vector<int32_t> sixteen;
+    for (int32_t b = 0; b < 16; ++b) sixteen.push_back(b == 5 ? -1 : (b * 7) % 30);
+    for (bool f16 : {true, false}) {
+        const std::string type = f16 ? "f16" : "f32";
+        v.push_back({"attention_batch_decode_3_seq_" + type, [=](Graph& g) {
+                         return batch_attention(g, 64, 8, 2, 1, 40, f16, three, {.scale = 0.125f});
+                     }, 1e-7});
+        v.push_back({"attention_batch_decode_16_seq_" + type, [=](Graph& g) {
+                         return batch_attention(g, 32, 4, 2, 1, 30, f16, sixteen, {.scale = 0.2f});
+                     }, 1e-7});
+        // A ring of 64 rows with a window of 16 and a cap: positions 100
+        // and 70 wrap, 10 does not.
+        v.push_back({"attention_batch_decode_ring_window_" + type, [=](Graph& g) {
+                         return batch_attention(g, 32, 4, 1, 1, 64, f16, {100, -1, 70, 10},
+                                                {.scale = 0.2f, .softcap = 4.0f, .window = 16});
+                     }, 1e-7});
+        // 5 tokens for each of 2 sequences: the prompt shaders (on tensor-core
+        // devices attention_coopmat.comp for F16).
+        v.push_back({"attention_batch_prompt_5_tokens_2_seq_" + type, [=](Graph& g) {
+                         return batch_attention(g, 64, 4, 2, 5, 30, f16, {10, 3}, {.scale = 0.125f});
+                     }, 1e-7, f16 ? kTensorCoreAttention : 0.0});
+    }
+    // 600 rows: each sequence's keys split over workgroups, then joined.
+    v.push_back({"attention_batch_decode_split_f16", [](Graph& g) {
+                     return batch_attention(g, 64, 4, 2, 1, 600, true, {550, -1, 300}, {.scale = 0.125f});
+                 }, 1e-7});
+    v.push_back({"attention_batch_decode_d6_tiled", [](Graph& g) {  // head_dim not in 4-value pieces
+                     return batch_attention(g, 6, 2, 2, 1, 9, false, {4, 8, -1}, {.scale = 0.4f});
+                 }, 1e-7});
+    v.push_back({"attention_batch_cached_decode_f16", [](Graph& g) {
+                     return batch_cached_decode(g, 64, 8, 2, {33, -1, 7});
+                 }, 1e-7});
+    for (bool f16 : {true, false})
+        v.push_back({std::string("set_rows_per_sequence_") + (f16 ? "f16" : "f32"), [f16](Graph& g) {
+                         // [16, 2 tokens, 3 heads, 4 sequences] into rows of their own per sequence.
+                         Tensor* src = permute(in(g, "in_a", {16, 3, 2, 4}), {0, 2, 1, 3});
+                         Tensor* rows = i32_values(g, "rows", {2, 4, 1, 1}, {3, 7, -1, 0, 9, 2, -1, -1});
+                         Tensor* c = f16 ? filled_f16_cache(g, "cache_per_seq", {16, 10, 3, 4}) : nullptr;
+                         if (!f16) {
+                             static std::vector<float> cache(16 * 10 * 3 * 4, 0.5f);
+                             c = g.external("cache_per_seq", GgmlType::F32, {16, 10, 3, 4}, cache.data());
+                         }
+                         return set_rows(c, src, rows);
+                     }, 1e-6});
+}
+
 // F32 rows [n, rows] with many ties (values 0..3): topk must put the lower index first.
 Tensor* tied_rows(Graph& g, int64_t n, int64_t rows) {
     static std::map<std::pair<int64_t, int64_t>, std::vector<float>> cache;
@@ -375,6 +477,7 @@ std::vector<OpCase> op_cases() {
          }, 1e-7, kTensorCoreAttention},
     };
     add_windowed_attention_cases(v);
+    add_batch_cases(v);
     // get_rows and matmul for every weight type of the build.
     for (const QuantTypeEntry& t : enabled_quant_types()) {
         const GgmlType type = t.traits.id;

@@ -4,7 +4,8 @@
 // long contexts, then joined), for a prompt on a device with tensor cores
 // attention_coopmat.comp. A prompt's output is written in fp16 too where a
 // tensor-core matmul reads it (half_copy.hpp). Every path takes windows,
-// soft-capping and ring caches (shaders/attention_span.glsl).
+// soft-capping and ring caches (shaders/attention_span.glsl), and a batch of
+// sequences in dimension 3 in one dispatch (shaders/attention_push.glsl).
 #include <algorithm>
 #include <bit>
 #include <optional>
@@ -50,6 +51,7 @@ uint32_t decode_key_lanes(const VulkanDeviceInfo& info, const Tensor& k, const B
     return info.subgroup_shuffle && aligned && fits ? lanes : 0;
 }
 
+// shaders/attention_push.glsl.
 struct Push {
     uint32_t n_q, n_head, n_head_kv, n_kv;
     uint32_t q_first, q_nb1, q_nb2;
@@ -60,20 +62,21 @@ struct Push {
     float scale;
     float softcap;    // 0: none
     uint32_t window;  // 0: all n_kv rows
+    uint32_t n_seq;
+    uint32_t q_nb3, k_nb3, v_nb3, o_nb3;  // per sequence
 
     // The same with K's and V's firsts and strides (and the output's, with
     // `out`) counted in 4-value pieces, for shaders that load whole pieces.
     Push in_pieces(bool out) const {
         Push p = *this;
-        for (uint32_t* f : {&p.k_first, &p.k_nb1, &p.k_nb2, &p.v_first, &p.v_nb1, &p.v_nb2}) *f /= 4;
+        for (uint32_t* f : {&p.k_first, &p.k_nb1, &p.k_nb2, &p.k_nb3, &p.v_first, &p.v_nb1, &p.v_nb2, &p.v_nb3}) *f /= 4;
         if (out)
-            for (uint32_t* f : {&p.o_first, &p.o_nb1, &p.o_nb2}) *f /= 4;
+            for (uint32_t* f : {&p.o_first, &p.o_nb1, &p.o_nb2, &p.o_nb3}) *f /= 4;
         return p;
     }
 };
 
-// Several sequences in one node (dimension 3) are not in the shaders yet.
-bool supports(const Tensor& out) { return out.ne[0] <= kMaxHeadDim && out.ne[3] == 1; }
+bool supports(const Tensor& out) { return out.ne[0] <= kMaxHeadDim; }
 
 // attention_coopmat.comp: subgroups of 32 invocations, 16 query rows each.
 constexpr uint32_t kCoopSubgroups = 4, kCoopRows = 16 * kCoopSubgroups, kCoopMaxHeadDim = 128;
@@ -132,9 +135,17 @@ void record(const Tensor& out, Recorder& rec) {
                     params.scale,
                     params.softcap,
                     // A window of all the rows or more is no window (ops/attention.hpp).
-                    params.window > 0 && params.window < k.ne[1] ? uint32_t(params.window) : 0};
+                    params.window > 0 && params.window < k.ne[1] ? uint32_t(params.window) : 0,
+                    uint32_t(q.ne[3]),
+                    uint32_t(q.nb[3] / 4),
+                    uint32_t(k.nb[3] / kv_bytes),
+                    uint32_t(v.nb[3] / kv_bytes),
+                    uint32_t(out.nb[3] / 4)};
     const uint32_t head_dim = uint32_t(q.ne[0]);
     const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
+    // Every shader numbers its workgroups sequence by sequence: a batch of
+    // sequences is one dispatch.
+    const uint64_t n_seq = uint64_t(q.ne[3]), kv_heads = n_seq * uint64_t(k.ne[2]);
     // A token or a few (generation): a workgroup per query row or split of
     // its keys (attention_decode.glsl) where K, V and the output are in 4-value
     // pieces; else attention.comp, where for a prompt up to kMaxRows rows
@@ -145,7 +156,7 @@ void record(const Tensor& out, Recorder& rec) {
     if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces && whole_pieces(bo, out, 16)) {
         const uint32_t lanes = decode_key_lanes(rec.device().info(), k, bk, head_dim);
         const char* shader = lanes != 0 ? "attention_decode_lanes" : "attention_decode";
-        const uint64_t rows = uint64_t(k.ne[2]) * rows_per_kv_head;
+        const uint64_t rows = kv_heads * rows_per_kv_head;
         const uint32_t splits = k.ne[1] >= kSplitFromKeys ? uint32_t((k.ne[1] + kDecodeChunk - 1) / kDecodeChunk) : 1;
         const uint32_t f16 = k.type == GgmlType::F16, split_keys = splits > 1 ? kDecodeChunk : 0;
         // Values of an F16 V in 16-byte loads where its rows are so aligned.
@@ -164,7 +175,7 @@ void record(const Tensor& out, Recorder& rec) {
     if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), k, v)) {
         rec.dispatch("attention_coopmat", {32 * kCoopSubgroups, head_dim, *tile, uint32_t(kv_pieces), uint32_t(half.wanted)},
                      {bq, bk, bv, bpos}, {bo, half.binding}, kv_pieces ? push.in_pieces(false) : push,
-                     uint64_t(k.ne[2]) * ((rows_per_kv_head + kCoopRows - 1) / kCoopRows));
+                     kv_heads * ((rows_per_kv_head + kCoopRows - 1) / kCoopRows));
         half_output_written(out, bo, half, rec);
         return;
     }
@@ -182,7 +193,7 @@ void record(const Tensor& out, Recorder& rec) {
     const uint32_t out_rows = rows % 8 == 0 && rows / 8 * ((head_dim + 3) / 4) >= kGroup ? 8 : 4;
     rec.dispatch("attention",
                  {kGroup, head_dim, rows, tile, uint32_t(k.type == GgmlType::F16), out_rows, uint32_t(half.wanted)},
-                 {bq, bk, bv, bpos}, {bo, half.binding}, push, uint64_t(k.ne[2]) * ((rows_per_kv_head + rows - 1) / rows));
+                 {bq, bk, bv, bpos}, {bo, half.binding}, push, kv_heads * ((rows_per_kv_head + rows - 1) / rows));
     half_output_written(out, bo, half, rec);
 }
 

@@ -27,10 +27,11 @@ inline RowShape row_shape(const Tensor& y) {
     return {uint32_t(y.ne[0]), uint32_t(y.ne[1]), uint32_t(y.ne[2]), uint32_t(y.nrows())};
 }
 
-// Whether t's start and row and plane strides in its binding are whole
-// pieces of `bytes` (a shader can load them so, or count in them).
+// Whether t's start and row, plane (and, where it has several, batch)
+// strides in its binding are whole pieces of `bytes` (a shader can load
+// them so, or count in them).
 inline bool whole_pieces(const BoundTensor& b, const Tensor& t, uint32_t bytes) {
-    return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0;
+    return b.shift % bytes == 0 && t.nb[1] % bytes == 0 && t.nb[2] % bytes == 0 && (t.ne[3] == 1 || t.nb[3] % bytes == 0);
 }
 
 // Rows whose values are contiguous (nb[0] is the element size).

@@ -46,9 +46,12 @@ bool rope_on_rows(const Tensor& r) {
            r.is_contiguous() && r.ne[0] < 65536;
 }
 
-// A set_rows into an F32 or F16 cache the matvec can store into.
+// A set_rows into an F32 or F16 cache the matvec can store into. Ids per
+// i3 (a batch of sequences) never reach it: they come with a source of
+// several i3, which is no head permute of a matvec's rows (one batch), so a
+// batch's cache stores run set_rows.comp.
 bool cache_store(const Tensor& s) {
-    return is(s, ops::kSetRows) && s.src[2]->ne[1] == 1 && (s.type == GgmlType::F32 || s.type == GgmlType::F16) &&
+    return is(s, ops::kSetRows) && (s.type == GgmlType::F32 || s.type == GgmlType::F16) &&
            dense_rows(*s.src[0], s.type == GgmlType::F16 ? 2 : 4);
 }
 

@@ -1,7 +1,8 @@
 // set_rows (shaders/set_rows.comp): F32 rows into rows of an F32 or F16
 // destination (store_rows.hpp). src[0] = destination, src[1] = rows to
-// write, src[2] = their row ids. Rows of an inlined matmul (or of its
-// inlined rope) are stored by the matvec.
+// write, src[2] = their row ids, the same for every i3 or per i3 (a batch of
+// sequences). Rows of an inlined matmul (or of its inlined rope) are stored
+// by the matvec.
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/store_rows.hpp"
@@ -11,8 +12,7 @@ namespace tessera::vkk {
 
 namespace {
 
-// Row ids of their own per i3 (a batch of sequences) are not in the shader yet.
-bool supports(const Tensor& y) { return stores_into(y) && y.src[2]->ne[1] == 1; }
+bool supports(const Tensor& y) { return stores_into(y); }
 
 void record(const Tensor& y, Recorder& rec) {
     if (const auto f = fused_matvec(y)) return record_matvec(*f, rec);

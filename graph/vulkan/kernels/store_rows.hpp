@@ -18,14 +18,17 @@ struct StorePush {
     RowLayout src;
     RowLayout dst;
     uint32_t dst_ne1, rows_first;
+    uint32_t rows_nb1;  // set_rows: ids per i3 (0: the same ids for every i3)
 };
 
 // An F32 or F16 destination.
 bool stores_into(const Tensor& dst);
-StorePush store_push(const Tensor& src, const BoundTensor& bsrc, RowLayout dst, uint32_t dst_ne1, uint32_t rows_first);
+StorePush store_push(const Tensor& src, const BoundTensor& bsrc, RowLayout dst, uint32_t dst_ne1, uint32_t rows_first,
+                     uint32_t rows_nb1 = 0);
 uint64_t store_groups(const Tensor& src);
 // Stores src's rows into y (a copy or set_rows node, which aliases its
-// destination): row i to row i, or with `rows` to row rows[i].
+// destination): row i to row i, or with `rows` (I32 [r] or [r, ne3]) to row
+// rows[i] (rows[i, i3]); a negative id stores nothing.
 void record_store(const Tensor& y, const Tensor& src, const Tensor* rows, Recorder& rec);
 
 }  // namespace tessera::vkk
