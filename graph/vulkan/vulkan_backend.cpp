@@ -2,8 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -288,8 +290,49 @@ void VulkanBackend::copy_to_host(const void* data, size_t bytes, void* dst) cons
     device_->memory().release(staging);
 }
 
+// Leaves of one external buffer may cover different ranges of it: a batch's
+// KV cache (model::BatchSession) is bound one sequence at a time by prompt
+// passes and whole by decode passes. The device must hold one copy of each
+// byte, so a leaf reaching beyond the copies it overlaps gets a copy of their
+// union, which takes their bytes from the device (the host copy is stale)
+// and replaces them. Recordings that bound the replaced copies must not run
+// again (BatchSession's prompt passes are gone by then; a decode pass binds
+// the whole cache, so it is never replaced).
+void VulkanBackend::widen_external(const Tensor& root) {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(root.data), end = begin + root.nbytes();
+    std::vector<uintptr_t> overlapped;
+    auto it = regions_.upper_bound(begin);
+    if (it != regions_.begin() && std::prev(it)->first + std::prev(it)->second.bytes > begin) --it;
+    for (; it != regions_.end() && it->first < end; ++it)
+        if (it->second.mirror) overlapped.push_back(it->first);
+    if (overlapped.empty()) return;
+    const Region& first = regions_.at(overlapped.front());
+    if (overlapped.size() == 1 && overlapped.front() <= begin && overlapped.front() + first.bytes >= end) return;
+    const uintptr_t lo = std::min(begin, overlapped.front());
+    const uintptr_t hi = std::max(end, overlapped.back() + regions_.at(overlapped.back()).bytes);
+    DeviceAllocation a = device_->memory().allocate(hi - lo, MemoryKind::Device);
+    const auto* host = reinterpret_cast<const uint8_t*>(lo);
+    upload(a, hi - lo, 1, [&](size_t offset, size_t n, void* out) { std::memcpy(out, host + offset, n); });
+    vk::vkQueueWaitIdle(device_->queue());  // parts of a recording may still run
+    Submitter s(device_);
+    const VkCommandBuffer cb = s.begin_one_time();
+    for (uintptr_t base : overlapped) {
+        const Region& old = regions_.at(base);
+        const VkBufferCopy copy{old.allocation.offset, a.offset + (base - lo), old.bytes};
+        vk::vkCmdCopyBuffer(cb, old.allocation.buffer, a.buffer, 1, &copy);
+    }
+    Submitter::end(cb);
+    s.submit_and_wait();
+    for (uintptr_t base : overlapped) {
+        device_->memory().release(regions_.at(base).allocation);
+        regions_.erase(base);
+    }
+    register_region(host, hi - lo, a, true);
+}
+
 DeviceSpan VulkanBackend::locate(const Tensor& t) {
     const Tensor* root = t.storage_root();
+    if (root->is_leaf() && root->leaf == LeafKind::External) widen_external(*root);
     const auto* region = find_region(root->data);
     if (region == nullptr) {
         if (!root->is_leaf() || root->leaf == LeafKind::Input)

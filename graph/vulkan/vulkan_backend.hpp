@@ -81,6 +81,9 @@ private:
     // The region holding host or placeholder address p, or nullptr.
     const std::pair<const uintptr_t, Region>* find_region(const void* p) const;
     void register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror);
+    // Gives an external leaf that reaches beyond the device copies it
+    // overlaps one copy of their union (vulkan_backend.cpp).
+    void widen_external(const Tensor& root);
     // Copies `bytes` to dst through staging chunks of a multiple of `unit`
     // bytes: fill(offset, n, out) writes bytes [offset, offset + n) of them.
     using Fill = std::function<void(size_t offset, size_t n, void* out)>;
