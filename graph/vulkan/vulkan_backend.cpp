@@ -14,6 +14,7 @@
 #include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
+#include "graph/vulkan/kernels/moe_fusion.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
 #include "kernels/quant/gpu_layout.hpp"
@@ -196,7 +197,7 @@ bool VulkanBackend::supports(const Tensor& node) const {
 }
 
 bool VulkanBackend::inlines(const Tensor& node, std::span<Tensor* const> readers) const {
-    return vkk::inlines(node, readers);
+    return vkk::inlines(node, readers) || vkk::moe_inlines(node, readers);
 }
 
 void VulkanBackend::register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror) {

@@ -93,8 +93,10 @@ vec4 load_x4(uint c, uint i) {  // x[i..i+3] of token c
     return x_aligned ? x4[at / 4] : vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
 }
 
-vec4 load_x24(uint c, uint i) {  // x2[i..i+3] of token c (the gain: of every token)
-    const uint at = p.x2_first + c * p.x2_nb1 + i;
+// x2[i..i+3] of token c (the gain: of every token). EXPERTS: swiglu's up,
+// laid out as its gate (x), at x's offset from x_first (the slot's row).
+vec4 load_x24(uint c, uint i) {
+    const uint at = (EXPERTS ? p.x2_first + (xcol[c] - p.x_first) : p.x2_first + c * p.x2_nb1) + i;
     return x2_aligned ? x24[at / 4] : vec4(x2[at], x2[at + 1], x2[at + 2], x2[at + 3]);
 }
 
@@ -105,7 +107,7 @@ void locate_x(uint col0) {
         xcol[c] = x_col(min(col0 + c, p.m - 1));
         x_aligned = x_aligned && xcol[c] % 4 == 0;
     }
-    x2_aligned = p.x2_first % 4 == 0 && p.x2_nb1 % 4 == 0;
+    x2_aligned = p.x2_first % 4 == 0 && (EXPERTS ? (xcol[0] - p.x_first) % 4 == 0 : p.x2_nb1 % 4 == 0);
 }
 
 float squares[COLS];  // NORMED: each token's sum of squares of x so far

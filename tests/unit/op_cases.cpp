@@ -231,6 +231,27 @@ Tensor* expert_ids(Graph& g, int64_t slots, int64_t n, int64_t n_expert) {
     return g.weight("ids", GgmlType::I32, {slots, n, 1, 1}, ids.data());
 }
 
+// Layer::moe_ffn's block (models/layer.cpp) for n tokens from the router's
+// logits on: on Vulkan its fused form (graph/vulkan/kernels/moe_fusion.hpp:
+// softmax in topk and moe_weights, moe_weights in moe_sum, swiglu in the down
+// matvec, moe_sum in the residual add) against the reference's nodes.
+Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residual) {
+    constexpr int64_t d = 256, ff = 64, n_expert = 8, used = 3;
+    Tensor* x = in(g, "in_x", {d, n, 1, 1});
+    Tensor* probs = softmax(in(g, "in_logits", {n_expert, n, 1, 1}), scale);
+    Tensor* ids = topk(probs, used);
+    Tensor* weights = moe_weights(probs, ids, normalize);
+    Tensor* token = reshape(x, {d, 1, n, 1});
+    auto experts = [&](const char* name, GgmlType type, int64_t k, int64_t rows, int64_t salt) {
+        return g.weight(name, type, {k, rows, n_expert, 1}, weights_of(type, k, rows * n_expert + salt).data());
+    };
+    Tensor* gate = matmul_id(experts("w_gate", GgmlType::Q4_K, d, ff, 0), token, ids);
+    Tensor* up = matmul_id(experts("w_up", GgmlType::Q4_K, d, ff, 1), token, ids);
+    Tensor* down = matmul_id(experts("w_down", GgmlType::Q8_0, ff, d, 0), swiglu(gate, up), ids);
+    Tensor* out = moe_sum(down, weights);
+    return residual ? add(out, x) : out;
+}
+
 // The mixture-of-experts ops (models/layer.cpp, Layer::moe_ffn): topk (ties,
 // k = 1, k = n, 128 experts choosing 8), moe_weights with and without
 // normalizing, moe_sum, and matmul_id for the weight types of MoE files with
@@ -249,6 +270,12 @@ void add_moe_cases(std::vector<OpCase>& v) {
                      }, 1e-10});
     v.push_back({"moe_sum", [](Graph& g) { return moe_sum(in(g, "in_y", {70, 4, 9, 1}), in(g, "in_w", {4, 9, 1, 1})); },
                  1e-10});
+    // 1 and 3 tokens: matvecs (every fusion); 9: the grouped matmul (swiglu on its own).
+    for (int64_t n : {1, 3, 9})
+        for (bool residual : {true, false})
+            v.push_back({"moe_block_n" + std::to_string(n) + (residual ? "_residual" : "_alone") +
+                             (n == 3 ? "_plain_scaled" : ""),
+                         [=](Graph& g) { return moe_block(g, n, n != 3, n == 3 ? 0.5f : 1.0f, residual); }, 5e-4});
     for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
         if (find_quant_type(type) == nullptr) continue;
         const std::string name(ggml_type_traits(type).name);

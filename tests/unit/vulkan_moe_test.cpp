@@ -2,7 +2,10 @@
 // node on the device, run three times by one executor with new inputs: the
 // recorded command buffer is resubmitted unchanged, so matmul_id must read
 // the experts the router picks on the GPU, not the ones it picked when the
-// buffer was recorded.
+// buffer was recorded. The block runs fused (graph/vulkan/kernels/
+// moe_fusion.hpp) as in generation: the router's softmax inside topk and
+// moe_weights, moe_weights inside moe_sum, swiglu inside the down matvec,
+// moe_sum inside the residual add.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -20,7 +23,7 @@ namespace {
 
 constexpr int64_t kDim = 256, kFfn = 64, kExperts = 16, kChosen = 4;
 
-// Layer::moe_ffn's nodes (models/layer.cpp) for one token, without the residual.
+// Layer::moe_ffn's nodes (models/layer.cpp) for one token, with the residual add.
 struct MoeBlock {
     Graph g;
     std::vector<std::vector<uint8_t>> weights;
@@ -39,7 +42,7 @@ struct MoeBlock {
         Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), x, ids);
         Tensor* up = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), x, ids);
         Tensor* y = matmul_id(w(GgmlType::Q8_0, {kFfn, kDim, kExperts, 1}), swiglu(gate, up), ids);
-        out = moe_sum(y, weight);
+        out = add(moe_sum(y, weight), x);
     }
 };
 
@@ -67,6 +70,31 @@ TEST(VulkanMoe, RecordedTokenFollowsTheRoutersChoice) {
         if (round == 0) first_ids = ids;
         else EXPECT_NE(ids, first_ids) << "the router chose the same experts again: the test shows nothing";
     }
+}
+
+// The fused block records 4 dispatches fewer than its 10 nodes (softmax,
+// moe_weights and swiglu inside their readers, moe_sum and add one), with the
+// same ids and nearly the same output; fuse off records every node.
+TEST(VulkanMoe, FusedBlockIsFourDispatchesFewer) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    const std::vector<float> x = test::random_floats(size_t(kDim), 7, 2.0f);
+    struct Run {
+        std::vector<float> ids, out;
+        uint32_t dispatches;
+    };
+    MoeBlock blocks[2];  // each its own weights: none at another's freed address
+    auto run = [&](bool fuse) {
+        MoeBlock& block = blocks[fuse];
+        Executor e(block.g, {block.out, block.ids}, {.backends = {vulkan}, .fuse = fuse});
+        test::fill(block.x, x);
+        e.run();
+        const auto work = vulkan->last_recorded_work();
+        return Run{test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0};
+    };
+    const Run fused = run(true), apart = run(false);
+    EXPECT_EQ(fused.ids, apart.ids);
+    EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
+    EXPECT_EQ(fused.dispatches + 4, apart.dispatches);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // (shaders/quant/matvec.glsl, EXPERTS) with one batch per slot, whose
 // workgroups read the slot's expert id and offset W's rows by it: only the
 // chosen experts' rows are read (a slot per expert a token chooses).
+// An inlined swiglu (moe_fusion.hpp: the down projection's x) is the
+// matvec's SWIGLU prologue: gate's and up's values at the slot's offset.
 // More tokens: shaders/matmul_id_route.comp lists the slots of each expert
 // in scratch memory, then the tiled matmul (shaders/quant/matmul.glsl,
 // EXPERTS) gives each expert a batch whose columns are its slots: each
@@ -31,6 +33,8 @@ constexpr int64_t kRouteMaxExperts = 1024;
 constexpr uint32_t kRouteGroup = 256;
 // matvec.glsl's EXPERTS; constants 8 and 9 belong to the staged variants.
 constexpr uint32_t kExpertsConstant = 10;
+// matvec.glsl's PROLOGUE SWIGLU.
+constexpr uint32_t kSwigluPrologue = 3;
 
 struct RoutePush {  // shaders/matmul_id_route.comp
     uint32_t ids_first, n_slots, n_expert, route_first;
@@ -59,15 +63,19 @@ MatmulPush slot_push(const Tensor& y, const BoundTensor& bw, const BoundTensor& 
 }
 
 void record_per_slot(const Tensor& y, Recorder& rec) {
-    const Tensor &w = *y.src[0], &x = *y.src[1], &ids = *y.src[2];
+    const Tensor &w = *y.src[0], &ids = *y.src[2];
+    const Tensor* glu = y.src[1]->inlined ? y.src[1] : nullptr;  // a swiglu
+    const Tensor& x = glu ? *glu->src[0] : *y.src[1];
     const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y), bids = rec.bind(ids);
-    const MatmulPush push = slot_push(y, bw, bx, by, bids);
-    // Nothing fused: no addend, plain x, no rope, no scatter.
+    const BoundTensor bup = glu ? rec.bind(*glu->src[1]) : bx;
+    MatmulPush push = slot_push(y, bw, bx, by, bids);
+    push.x2_first = bup.first(4);  // up is laid out as gate (matvec.glsl reads it at x's offsets)
+    // No addend, no rope, no scatter; x plain or swiglu(gate, up).
     MatvecLaunch launch = matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.k, 1, false,
-                                        {0, 0, 0, 0, 0});
+                                        {0, glu ? kSwigluPrologue : 0, 0, 0, 0});
     launch.spec.resize(kExpertsConstant, 0);
     launch.spec.push_back(1);
-    rec.dispatch(launch.shader, launch.spec, {bw, bx, bx, bx, bx, bids, bx}, {by}, push,
+    rec.dispatch(launch.shader, launch.spec, {bw, bx, bx, bup, bx, bids, bx}, {by}, push,
                  groups_of(push.n, launch.group_rows), uint32_t(y.ne[1] * y.ne[2]));
 }
 

@@ -1,9 +1,12 @@
 // topk (shaders/topk.comp): one workgroup per row, each value ranked by
 // counting the values before it (a router's rows of tens to hundreds of
-// experts; a row of many thousands would be slow).
+// experts; a row of many thousands would be slow). Of an inlined router
+// softmax (moe_fusion.hpp): ranks the softmax of the logits it reads.
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/moe_fusion.hpp"
 #include "graph/vulkan/recorder.hpp"
+#include "ops/softmax.hpp"
 #include "ops/topk.hpp"
 
 namespace tessera::vkk {
@@ -17,15 +20,19 @@ struct Push {
     uint32_t n;
     RowLayout x;
     RowLayout y;
+    float scale = 1;  // of an inlined softmax
 };
 
 bool supports(const Tensor& y) { return dense_rows(y, 4); }  // x: F32 rows (ops/topk.cpp)
 
 void record(const Tensor& y, Recorder& rec) {
-    const Tensor& x = *y.src[0];
+    const Tensor* logits = inlined_softmax_input(*y.src[0]);
+    const Tensor& x = logits ? *logits : *y.src[0];
     const BoundTensor bx = rec.bind(x), by = rec.bind(y);
-    const Push push{row_shape(y), uint32_t(x.ne[0]), row_layout(x, bx, 4), row_layout(y, by, 4)};
-    rec.dispatch("topk", {kGroup}, {bx}, {by}, push, push.rows.nrows);
+    Push push{row_shape(y), uint32_t(x.ne[0]), row_layout(x, bx, 4), row_layout(y, by, 4)};
+    if (logits) push.scale = y.src[0]->param<SoftmaxParams>().scale;
+    rec.dispatch("topk", {logits ? kRouterGroup : kGroup, uint32_t(logits != nullptr)}, {bx}, {by}, push,
+                 push.rows.nrows);
 }
 
 const VulkanKernel kTopk{&ops::kTopk, supports, record};

@@ -1,0 +1,84 @@
+#include "graph/vulkan/kernels/moe_fusion.hpp"
+
+#include <algorithm>
+
+#include "graph/vulkan/kernels/kernels.hpp"
+#include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/matvec_fusion.hpp"
+#include "ops/add.hpp"
+#include "ops/matmul_id.hpp"
+#include "ops/moe_sum.hpp"
+#include "ops/moe_weights.hpp"
+#include "ops/softmax.hpp"
+#include "ops/swiglu.hpp"
+#include "ops/topk.hpp"
+
+namespace tessera::vkk {
+
+namespace {
+
+bool is(const Tensor& t, const OpDef& op) { return t.op == &op; }
+
+bool all_of(std::span<Tensor* const> readers, auto&& pred) {
+    return !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](const Tensor* r) { return pred(*r); });
+}
+
+// Rows [n_expert, tokens] the fused kernels index by row stride only.
+bool router_rows(const Tensor& t) { return dense_rows(t, 4) && t.ne[2] == 1 && t.ne[3] == 1; }
+
+// A softmax without a mask over a router's rows, read by a topk (to rank)
+// and a moe_weights (to weigh): both compute it from the logits.
+bool router_softmax(const Tensor& s, std::span<Tensor* const> readers) {
+    return is(s, ops::kSoftmax) && s.src.size() == 1 && s.ne[0] <= kMaxExperts && router_rows(s) &&
+           router_rows(*s.src[0]) && all_of(readers, [&](const Tensor& r) {
+               return (is(r, ops::kTopk) || is(r, ops::kMoeWeights)) && r.src[0] == &s && dense_rows(r, 4);
+           });
+}
+
+// Weights read only by a moe_sum, few enough for its shared memory.
+bool summed_weights(const Tensor& w, std::span<Tensor* const> readers) {
+    return is(w, ops::kMoeWeights) && w.ne[0] <= kMaxChosen && router_rows(*w.src[0]) &&
+           all_of(readers, [&](const Tensor& r) { return is(r, ops::kMoeSum) && r.src[1] == &w && r.src[0] != &w; });
+}
+
+// matmul_id's matvec (few tokens) reading this as x.
+bool down_matvec(const Tensor& r, const Tensor& x) {
+    return is(r, ops::kMatmulId) && r.src[1] == &x && r.ne[2] <= kMatvecMaxTokens;
+}
+
+// swiglu(gate, up) of two products laid out alike: the down matvec reads up
+// at gate's offsets (matvec.glsl's load_x24 under EXPERTS).
+bool expert_glu(const Tensor& g, std::span<Tensor* const> readers) {
+    const Tensor &gate = *g.src[0], &up = *g.src[1];
+    return is(g, ops::kSwiglu) && gate.ne == g.ne && up.ne == g.ne && gate.is_contiguous() && up.is_contiguous() &&
+           gate.nb == up.nb && all_of(readers, [&](const Tensor& r) { return down_matvec(r, g); });
+}
+
+// A moe_sum read only by an add of one operand of its own shape.
+bool summed_into_add(const Tensor& s, std::span<Tensor* const> readers) {
+    if (!is(s, ops::kMoeSum) || readers.size() != 1 || !s.is_contiguous()) return false;
+    const Tensor& add = *readers[0];
+    if (!is(add, ops::kAdd) || add.src.size() != 2 || add.src[0] == add.src[1]) return false;
+    const Tensor& other = *add.src[add.src[0] == &s ? 1 : 0];
+    return (add.src[0] == &s || add.src[1] == &s) && other.ne == s.ne && add.ne == s.ne && router_rows(other) &&
+           router_rows(add) && other.type == GgmlType::F32 && add.type == GgmlType::F32;
+}
+
+}  // namespace
+
+bool moe_inlines(const Tensor& node, std::span<Tensor* const> readers) {
+    return router_softmax(node, readers) || summed_weights(node, readers) || expert_glu(node, readers) ||
+           summed_into_add(node, readers);
+}
+
+const Tensor* inlined_softmax_input(const Tensor& probs) {
+    return probs.inlined && is(probs, ops::kSoftmax) ? probs.src[0] : nullptr;
+}
+
+MoeSumAdd moe_sum_of_add(const Tensor& add) {
+    for (int i : {0, 1})
+        if (const Tensor& s = *add.src[size_t(i)]; s.inlined && is(s, ops::kMoeSum)) return {&s, add.src[size_t(1 - i)]};
+    return {};
+}
+
+}  // namespace tessera::vkk
