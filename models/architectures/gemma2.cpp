@@ -37,11 +37,6 @@ Tensor* block(Layer& layer, Tensor* x) {
     return sandwich_norm_block(layer, x, spec);
 }
 
-Tensor* logits(Layer& globals, Tensor* y) {
-    const float cap = float(globals.model().hparam("final_softcap"));
-    return cap > 0 ? softcap(y, cap) : y;
-}
-
 }  // namespace
 
 extern const Architecture gemma2{.name = "gemma2",
@@ -50,7 +45,7 @@ extern const Architecture gemma2{.name = "gemma2",
                                  .layer = kLayer,
                                  .block = block,
                                  .embed = scale_embeddings,
-                                 .logits = logits,
+                                 .logits = final_softcap,
                                  .sliding_window = sliding_window};
 
 }  // namespace tessera::model::architectures

@@ -27,6 +27,12 @@ inline Tensor* sandwich_norm_block(Layer& layer, Tensor* x, const AttentionSpec&
     return layer.name(add(layer.norm(ff, "post_ffw_norm"), x), "ffn_residual");
 }
 
+// The logits soft-capped by the final_softcap hyperparameter, where it is not 0.
+inline Tensor* final_softcap(Layer& globals, Tensor* logits) {
+    const float cap = float(globals.model().hparam("final_softcap"));
+    return cap > 0 ? softcap(logits, cap) : logits;
+}
+
 inline Tensor* scale_embeddings(Layer& globals, Tensor* x) {
     return scale(x, std::sqrt(float(globals.model().hparams().n_embd)));
 }

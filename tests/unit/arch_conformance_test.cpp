@@ -35,13 +35,8 @@ const char* const kTypes[] = {"F32", "Q8_0", "Q4_K_M"};
 using test::argmax;
 using test::kl;
 using test::read_f32;
+using test::top_gap;
 
-// How far llama.cpp's top-1 leads its top-2.
-double top_gap(std::span<const float> v) {
-    std::vector<float> s(v.begin(), v.end());
-    std::partial_sort(s.begin(), s.begin() + 2, s.end(), std::greater<>());
-    return double(s[0]) - double(s[1]);
-}
 
 struct ArchCase {
     std::string arch, type;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "conformance.hpp"
+#include "greedy_util.hpp"
 #include "logit_compare.hpp"
 #include "models/batch_session.hpp"
 #include "models/model.hpp"
@@ -18,24 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<int32_t> prompt(size_t n, uint32_t seed) {
-    std::vector<int32_t> t(n);
-    for (size_t i = 0; i < n; ++i) t[i] = int32_t(3 + (i * 7919 + seed * 104729) % 250);
-    return t;
-}
-
-// Greedy continuation of `p` by a Session of its own.
-std::vector<int32_t> alone(const Model& m, const SessionOptions& o, const std::vector<int32_t>& p, int n) {
-    Session s(m, o);
-    std::vector<float> logits = s.eval(p);
-    std::vector<int32_t> out;
-    for (int i = 0; i < n; ++i) {
-        const int32_t t = int32_t(test::argmax(logits));
-        out.push_back(t);
-        logits = s.eval({&t, 1});
-    }
-    return out;
-}
+using test::greedy_alone;
+using test::prompt_ids;
 
 struct Stream {
     std::vector<int32_t> prompt;
@@ -91,12 +76,12 @@ void expect_same_as_alone(const fs::path& model_path, int64_t batch) {
     const Model m = Model::open(model_path.string());
     const SessionOptions o{.n_ctx = 512, .kv_type = GgmlType::F32, .batch = batch};
     const std::vector<Stream> streams = {
-        {prompt(5, 1), 0, 40},  {prompt(33, 2), 0, 12}, {prompt(1, 3), 3, 30},
-        {prompt(70, 4), 7, 20}, {prompt(9, 5), 13, 25},  // into the slot stream 1 left
+        {prompt_ids(5, 1), 0, 40},  {prompt_ids(33, 2), 0, 12}, {prompt_ids(1, 3), 3, 30},
+        {prompt_ids(70, 4), 7, 20}, {prompt_ids(9, 5), 13, 25},  // into the slot stream 1 left
     };
     const auto got = together(m, o, streams, 4);
     for (size_t i = 0; i < streams.size(); ++i)
-        EXPECT_EQ(got[i], alone(m, o, streams[i].prompt, streams[i].length)) << "stream " << i;
+        EXPECT_EQ(got[i], greedy_alone(m, o, streams[i].prompt, streams[i].length)) << "stream " << i;
 }
 
 TEST(BatchSession, EachSequenceDecodesAsItWouldAlone) {
@@ -110,17 +95,17 @@ TEST(BatchSession, SlidingWindowSequencesDecodeAsTheyWouldAlone) {
     TESSERA_REQUIRE_CONFORMANCE(conformance);
     const Model m = Model::open((conformance / "arch" / "models" / "tiny-gemma3-F32.gguf").string());
     const SessionOptions o{.n_ctx = 400, .kv_type = GgmlType::F32, .batch = 8};
-    const std::vector<Stream> streams = {{prompt(250, 1), 0, 60}, {prompt(20, 2), 2, 50}};
+    const std::vector<Stream> streams = {{prompt_ids(250, 1), 0, 60}, {prompt_ids(20, 2), 2, 50}};
     const auto got = together(m, o, streams, 2);
     for (size_t i = 0; i < streams.size(); ++i)
-        EXPECT_EQ(got[i], alone(m, o, streams[i].prompt, streams[i].length)) << "stream " << i;
+        EXPECT_EQ(got[i], greedy_alone(m, o, streams[i].prompt, streams[i].length)) << "stream " << i;
 }
 
 TEST(BatchSession, BadRequestsAreRefusedByName) {
     TESSERA_REQUIRE_CONFORMANCE(conformance);
     const Model m = Model::open((conformance / "models" / "stories260K-F32.gguf").string());
     BatchSession batch(m, {.n_ctx = 16}, 2);
-    const std::vector<int32_t> p = prompt(16, 1);
+    const std::vector<int32_t> p = prompt_ids(16, 1);
     EXPECT_THROW(batch.eval(2, p), Error);
     batch.eval(0, p);
     const BatchSession::Step full{0, 5};

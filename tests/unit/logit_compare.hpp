@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -38,5 +39,12 @@ inline double kl(std::span<const float> p, std::span<const float> q) {
 }
 
 inline int argmax(std::span<const float> v) { return int(std::max_element(v.begin(), v.end()) - v.begin()); }
+
+// How far the top-1 leads the top-2.
+inline double top_gap(std::span<const float> v) {
+    std::vector<float> s(v.begin(), v.end());
+    std::partial_sort(s.begin(), s.begin() + 2, s.end(), std::greater<>());
+    return double(s[0]) - double(s[1]);
+}
 
 }  // namespace tessera::test

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "gguf_test_util.hpp"
+#include "load_error.hpp"
 #include "models/gguf/file.hpp"
 #include "models/gguf/writer.hpp"
 #include "models/model.hpp"
@@ -16,6 +17,8 @@
 
 namespace tessera {
 namespace {
+
+using test::load_error;
 
 using gguf::test::ScratchDir;
 
@@ -63,16 +66,6 @@ std::string rewrite(const ScratchDir& dir, const gguf::File& source, const Rewri
     const std::string path = (dir / (r.arch + "-rewritten.gguf")).string();
     w.write(path);
     return path;
-}
-
-std::string load_error(const std::string& path) {
-    try {
-        model::Model::open(path);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "loading succeeded, expected a tessera::Error";
-    return "";
 }
 
 TEST(ModelDescription, Qwen2HasQkvBiases) {

@@ -11,6 +11,7 @@
 
 #include "gguf_rewrite.hpp"
 #include "gguf_test_util.hpp"
+#include "load_error.hpp"
 #include "models/model.hpp"
 #include "models/session.hpp"
 #include "models/synthetic_model.hpp"
@@ -21,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using gguf::test::expect_mentions;
+using test::load_error;
 using gguf::test::rewritten;
 using gguf::test::value_of;
 using gguf::test::ScratchDir;
@@ -34,16 +36,6 @@ fs::path small_model(const ScratchDir& dir, int64_t n_layer = 2) {
     const fs::path path = dir / "model.gguf";
     write_synthetic_model(m, path.string());
     return path;
-}
-
-std::string load_error(const fs::path& path) {
-    try {
-        Model m(gguf::File::open(path.string()));
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << path << " loaded; expected an Error";
-    return "";
 }
 
 TEST(ModelLimits, ABlockCountNoFileCouldHoldIsRefusedBeforeAllocating) {

@@ -13,6 +13,7 @@
 #include "conformance.hpp"
 #include "gguf_rewrite.hpp"
 #include "gguf_test_util.hpp"
+#include "load_error.hpp"
 #include "models/kv_cache.hpp"
 #include "models/model.hpp"
 #include "models/session.hpp"
@@ -22,6 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using gguf::test::expect_mentions;
+using test::load_error;
 using gguf::test::rewritten;
 using gguf::test::ScratchDir;
 using gguf::test::value_of;
@@ -96,16 +98,6 @@ TEST(SlidingWindow, SteppingBackKeepsPositionsOnlyWhileTheRingHoldsTheirWindow) 
     fresh2.eval(std::span(prompt).first(380));
     const int32_t next = prompt[380];
     EXPECT_LE(max_diff(ring.eval({&next, 1}), fresh2.eval({&next, 1})), 1e-5);
-}
-
-std::string load_error(const fs::path& path) {
-    try {
-        Model m(gguf::File::open(path.string()));
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << path << " loaded; expected an Error";
-    return "";
 }
 
 TEST(SlidingWindow, InconsistentWindowKeysAreRefusedByName) {

@@ -12,6 +12,7 @@
 #include "graph/cpu/cpu_backend.hpp"
 #include "graph/executor.hpp"
 #include "graph/transfer.hpp"
+#include "greedy_util.hpp"
 #include "logit_compare.hpp"
 #include "models/batch_session.hpp"
 #include "models/decoder_graph.hpp"
@@ -23,11 +24,7 @@
 namespace tessera::model {
 namespace {
 
-std::vector<int32_t> prompt(size_t n, uint32_t seed) {
-    std::vector<int32_t> t(n);
-    for (size_t i = 0; i < n; ++i) t[i] = int32_t(3 + (i * 7919 + seed * 104729) % 250);
-    return t;
-}
+using test::prompt_ids;
 
 // The ops of the nodes a pass placed on a backend other than the first
 // (views and the transfers between backends aside).
@@ -54,20 +51,6 @@ TEST(VulkanBatch, DecodePassOfSeveralSequencesRunsWhollyOnTheDevice) {
         }
 }
 
-// Greedy continuation of `p` by a Session of its own.
-std::vector<int32_t> alone(const Model& m, const SessionOptions& o, const std::vector<int32_t>& p, int n) {
-    Session s(m, o);
-    std::vector<float> logits = s.eval(p);
-    EXPECT_EQ(s.take_notice(), "") << "every node of a single sequence runs on Vulkan";
-    std::vector<int32_t> out;
-    for (int i = 0; i < n; ++i) {
-        const int32_t t = int32_t(test::argmax(logits));
-        out.push_back(t);
-        logits = s.eval({&t, 1});
-    }
-    return out;
-}
-
 // Three sequences with prompts of different lengths decode together; the
 // shortest stops early, so the last steps have an idle sequence.
 TEST(VulkanBatch, SequencesDecodeAsTheyWouldAlone) {
@@ -75,7 +58,7 @@ TEST(VulkanBatch, SequencesDecodeAsTheyWouldAlone) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     const Model m = Model::open((conformance / "models" / "stories260K-F32.gguf").string());
     const SessionOptions o{.n_ctx = 128, .backend = BackendKind::Vulkan};
-    const std::vector<std::vector<int32_t>> prompts = {prompt(5, 1), prompt(17, 2), prompt(2, 3)};
+    const std::vector<std::vector<int32_t>> prompts = {prompt_ids(5, 1), prompt_ids(17, 2), prompt_ids(2, 3)};
     const std::vector<int> lengths = {12, 12, 6};
 
     BatchSession batch(m, o, int64_t(prompts.size()));
@@ -99,8 +82,11 @@ TEST(VulkanBatch, SequencesDecodeAsTheyWouldAlone) {
         const auto results = batch.decode(steps);
         for (size_t k = 0; k < who.size(); ++k) logits[who[k]] = results[k];
     }
-    for (size_t i = 0; i < prompts.size(); ++i)
-        EXPECT_EQ(got[i], alone(m, o, prompts[i], lengths[i])) << "sequence " << i;
+    for (size_t i = 0; i < prompts.size(); ++i) {
+        std::string notice;
+        EXPECT_EQ(got[i], test::greedy_alone(m, o, prompts[i], lengths[i], &notice)) << "sequence " << i;
+        EXPECT_EQ(notice, "") << "every node of a single sequence runs on Vulkan";
+    }
 }
 
 }  // namespace
