@@ -10,7 +10,9 @@ token count are checked and reported). Prints per C: aggregate generated
 tokens/s (all streams' tokens over the wall time from the first request to
 the last end), mean time to first token, mean per-stream decoding tokens/s
 (tokens after the first over the time after the first), and the load
-average just before the run.
+average just before the run. The streams ask the same greedy question: a
+server whose batched passes keep each sequence's results its own gives
+them one text ("texts": the number of distinct texts).
 
 Either --url names a running server (measured at the C given), or --server
 with --binary and --model start one per C with --parallel C (throughput_servers.py).
@@ -41,6 +43,7 @@ def stream_one(host, port, body, out):
         return
     first = None
     pieces = 0
+    text = []
     for raw in resp:
         line = raw.decode("utf-8", "replace").strip()
         if not line.startswith("data: ") or line == "data: [DONE]":
@@ -54,6 +57,7 @@ def stream_one(host, port, body, out):
         for choice in chunk.get("choices", []):
             if choice.get("text"):
                 pieces += 1
+                text.append(choice["text"])
                 if first is None:
                     first = time.perf_counter()
             if choice.get("finish_reason"):
@@ -61,7 +65,7 @@ def stream_one(host, port, body, out):
     end = time.perf_counter()
     conn.close()
     out.setdefault("tokens", pieces)  # a server without usage: text pieces (about one per token)
-    out.update(start=start, first=first if first is not None else end, end=end)
+    out.update(start=start, first=first if first is not None else end, end=end, text="".join(text))
 
 
 def measure(url, concurrency, tokens, prompt):
@@ -88,7 +92,8 @@ def measure(url, concurrency, tokens, prompt):
         finishes[r.get("finish")] = finishes.get(r.get("finish"), 0) + 1
     return {"concurrency": concurrency, "tokens": total, "wall_s": wall, "aggregate_tps": total / wall,
             "ttft_s": ttft, "per_stream_tps": per_stream, "min_tokens": min(r["tokens"] for r in results),
-            "finish": finishes, "load_before": load}
+            "finish": finishes, "load_before": load, "distinct_texts": len({r["text"] for r in results}),
+            "text": results[0]["text"]}
 
 
 def main():
@@ -109,8 +114,8 @@ def main():
         ap.error("give --url, or --server, --binary and --model")
 
     rows = []
-    print("| server | C | tokens | wall s | aggregate tok/s | mean TTFT s | per-stream tok/s | finish | load before |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| server | C | tokens | wall s | aggregate tok/s | mean TTFT s | per-stream tok/s | finish | texts | load before |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for c in [int(x) for x in a.concurrency.split(",")]:
         server = None
         url = a.url
@@ -128,7 +133,8 @@ def main():
         rows.append(row)
         finish = ", ".join(f"{k} {v}" for k, v in sorted(row["finish"].items(), key=str))
         print(f"| {row['server']} | {c} | {row['tokens']} | {row['wall_s']:.1f} | {row['aggregate_tps']:.1f} | "
-              f"{row['ttft_s']:.2f} | {row['per_stream_tps']:.2f} | {finish} | {row['load_before']:.2f} |", flush=True)
+              f"{row['ttft_s']:.2f} | {row['per_stream_tps']:.2f} | {finish} | {row['distinct_texts']} | "
+              f"{row['load_before']:.2f} |", flush=True)
         if row["min_tokens"] < a.tokens:
             print(f"note: a stream ended after {row['min_tokens']} of {a.tokens} tokens", file=sys.stderr)
     if a.json:
