@@ -171,7 +171,9 @@ TEST(CliModel, MakeModelWritesGemmaAndPhi3FilesThatRun) {
         const bool gemma = c.arch.starts_with("gemma");
         EXPECT_EQ(f.get_uint("tokenizer.ggml.bos_token_id"), gemma ? 2u : 1u);
         EXPECT_EQ(f.get_string("tokenizer.ggml.model"), "llama");
-        if (gemma) EXPECT_FALSE(*f.find("tokenizer.ggml.add_space_prefix")->as_bool());
+        if (gemma) {
+            EXPECT_FALSE(*f.find("tokenizer.ggml.add_space_prefix")->as_bool());
+        }
         model::Session session(m, {.n_ctx = 64, .kv_type = GgmlType::F32});
         const std::vector<float> logits = session.eval(std::vector<int32_t>{2, 77, 150, 9, 200});
         ASSERT_EQ(logits.size(), 300u);
@@ -241,7 +243,9 @@ TEST(CliModel, MakeModelWritesMixturesOfExpertsThatRun) {
                                                  : std::vector<uint64_t>{512, 256};
             EXPECT_EQ(down->ne, ne);
             // Q4_K_M's more-bits layers of 2: the last one.
-            if (c.extra.ends_with("Q4_K_M")) EXPECT_EQ(down->type.id, l == 1 ? GgmlType::Q6_K : GgmlType::Q4_K);
+            if (c.extra.ends_with("Q4_K_M")) {
+                EXPECT_EQ(down->type.id, l == 1 ? GgmlType::Q6_K : GgmlType::Q4_K);
+            }
             if (!moe) continue;
             EXPECT_EQ(f.get_uint(c.arch + ".expert_count"), uint64_t(c.n_expert));
             EXPECT_EQ(f.get_uint(c.arch + ".expert_used_count"), uint64_t(c.n_expert_used));
@@ -249,7 +253,9 @@ TEST(CliModel, MakeModelWritesMixturesOfExpertsThatRun) {
             EXPECT_EQ(f.find_tensor(blk + "ffn_up_exps.weight")->ne[2], uint64_t(c.n_expert));
             const GgmlType k_type = c.n_expert == 8 ? GgmlType::Q8_0 : f.find_tensor(blk + "attn_q.weight")->type.id;
             EXPECT_EQ(f.find_tensor(blk + "attn_k.weight")->type.id, k_type);
-            if (c.n_expert == 8) EXPECT_EQ(f.find_tensor(blk + "attn_v.weight")->type.id, GgmlType::Q8_0);
+            if (c.n_expert == 8) {
+                EXPECT_EQ(f.find_tensor(blk + "attn_v.weight")->type.id, GgmlType::Q8_0);
+            }
         }
         const auto ran = run_cli("run -m " + path.string() + " -p 'hello world' -n 4 --temp 0");
         EXPECT_EQ(ran.exit_code, 0) << ran.out;
