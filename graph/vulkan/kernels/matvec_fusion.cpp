@@ -88,8 +88,9 @@ bool inlines(const Tensor& node, std::span<Tensor* const> readers) {
     if (is(node, ops::kMatmul)) {
         if (!is_matvec(node) || node.src.size() > 2) return false;  // no addend
         if (is(r, ops::kRope)) return rope_on_rows(r) && is_head_reshape(*r.src[0], node);
+        if (!cache_store(r)) return false;  // before reading a source another reader (a softmax) may not have
         const Tensor& v = *r.src[1];
-        return cache_store(r) && v.is_view() && is_head_permute(v, *v.src[0]) && is_head_reshape(*v.src[0], node);
+        return v.is_view() && is_head_permute(v, *v.src[0]) && is_head_reshape(*v.src[0], node);
     }
     if (is(node, ops::kRope)) return rope_source(node) && cache_store(r) && is_head_permute(*r.src[1], node);
     return false;

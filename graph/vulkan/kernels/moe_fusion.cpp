@@ -49,8 +49,9 @@ bool down_matvec(const Tensor& r, const Tensor& x) {
 // swiglu(gate, up) of two products laid out alike: the down matvec reads up
 // at gate's offsets (matvec.glsl's load_x24 under EXPERTS).
 bool expert_glu(const Tensor& g, std::span<Tensor* const> readers) {
+    if (!is(g, ops::kSwiglu)) return false;  // before reading sources a node of another op may not have
     const Tensor &gate = *g.src[0], &up = *g.src[1];
-    return is(g, ops::kSwiglu) && gate.ne == g.ne && up.ne == g.ne && gate.is_contiguous() && up.is_contiguous() &&
+    return gate.ne == g.ne && up.ne == g.ne && gate.is_contiguous() && up.is_contiguous() &&
            gate.nb == up.nb && all_of(readers, [&](const Tensor& r) { return down_matvec(r, g); });
 }
 
