@@ -12,16 +12,9 @@ fi
 build=$1 seconds=$2
 here=$(cd "$(dirname "$0")" && pwd)
 
+source "$here/libfuzzer.sh"
+
 cmake --build "$build" -j"$(nproc)" --target serve_request_fuzz
 dir="$build/tests/fuzz"
-mkdir -p "$dir/serve_corpus" "$dir/serve_artifacts"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
-exec "$dir/serve_request_fuzz" "$dir/serve_corpus" "$here/serve_seeds" \
-  -dict="$here/serve.dict" \
-  -max_total_time="$seconds" \
-  -max_len=65536 \
-  -rss_limit_mb=2048 \
-  -timeout=10 \
-  -artifact_prefix="$dir/serve_artifacts/" \
-  -print_final_stats=1
+run_libfuzzer "$dir/serve_request_fuzz" "$dir/serve_corpus" "$here/serve_seeds" "$here/serve.dict" 65536 2048 \
+  "$dir/serve_artifacts" "$seconds"
