@@ -6,7 +6,6 @@
 #include "graph/choice/backend_choice.hpp"
 #include "graph/executor.hpp"
 #include "models/decoder_graph.hpp"
-#include "models/memory_estimate.hpp"
 #include "support/error.hpp"
 
 namespace tessera::model {
@@ -17,20 +16,6 @@ struct BatchSession::Plan {
     int64_t n_kv = 0;
 };
 
-namespace {
-
-// Each sequence's context, capped at the training context, once all of
-// them are known to fit in memory.
-int64_t context_that_fits(const Model& model, const SessionOptions& options, int64_t n_seq) {
-    if (n_seq < 1) throw Error("a batch session needs at least one sequence");
-    const int64_t n_ctx = std::min(options.n_ctx, model.hparams().n_ctx_train);
-    MemoryEstimate e = estimate_memory(model, n_ctx, options.kv_type, std::max(options.batch, n_seq));
-    e.kv_cache *= double(n_seq);
-    require_memory(e, n_ctx);
-    return n_ctx;
-}
-
-}  // namespace
 
 BatchSession::BatchSession(const Model& model, SessionOptions options, int64_t n_seq)
     : model_(model),
@@ -46,13 +31,6 @@ void BatchSession::check_seq(int64_t seq) const {
         throw Error("sequence " + std::to_string(seq) + " of a batch of " + std::to_string(n_seq()));
 }
 
-void BatchSession::check_tokens(std::span<const int32_t> tokens) const {
-    const int64_t n_vocab = model_.hparams().n_vocab;
-    for (int32_t t : tokens)
-        if (t < 0 || t >= n_vocab)
-            throw Error("token id " + std::to_string(t) + " is outside the vocabulary (" + std::to_string(n_vocab) + ")");
-}
-
 std::vector<float> BatchSession::eval(int64_t seq, std::span<const int32_t> tokens) {
     check_seq(seq);
     if (tokens.empty()) throw Error("no tokens to evaluate");
@@ -60,7 +38,7 @@ std::vector<float> BatchSession::eval(int64_t seq, std::span<const int32_t> toke
     if (n_past + int64_t(tokens.size()) > cache_.n_ctx())
         throw Error("the context holds " + std::to_string(cache_.n_ctx()) + " tokens: " + std::to_string(n_past) +
                     " used + " + std::to_string(tokens.size()) + " new do not fit");
-    check_tokens(tokens);
+    check_token_ids(model_, tokens);
     std::vector<float> logits;
     for (size_t first = 0; first < tokens.size(); first += size_t(options_.batch)) {
         const size_t n = std::min(tokens.size() - first, size_t(options_.batch));
@@ -89,7 +67,7 @@ std::vector<std::vector<float>> BatchSession::decode(std::span<const Step> steps
     int64_t longest = 0;
     for (const Step& s : steps) {
         check_seq(s.seq);
-        check_tokens({&s.token, 1});
+        check_token_ids(model_, {&s.token, 1});
         if (positions[size_t(s.seq)] >= 0) throw Error("sequence " + std::to_string(s.seq) + " has two tokens in one step");
         const int64_t pos = n_past_[size_t(s.seq)];
         if (pos >= cache_.n_ctx())
@@ -130,7 +108,7 @@ int64_t BatchSession::truncate(int64_t seq, int64_t n_past) {
     if (n_past < 0 || n_past > current)
         throw Error("cannot keep " + std::to_string(n_past) + " positions of a context holding " +
                     std::to_string(current));
-    current = current - n_past <= cache_.rewindable() ? n_past : 0;
+    current = cache_.kept_stepping_back(current, n_past);
     return current;
 }
 

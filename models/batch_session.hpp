@@ -54,7 +54,6 @@ private:
     static constexpr int64_t kDecodeWindow = 256;
 
     void check_seq(int64_t seq) const;
-    void check_tokens(std::span<const int32_t> tokens) const;
 
     const Model& model_;
     SessionOptions options_;

@@ -42,11 +42,10 @@ KvCache::KvCache(const Model& model, int64_t n_ctx, GgmlType type, int64_t batch
 
 // Position p's row in a ring was overwritten once p + rows was stored; a
 // pass at position n needs the window's positions n - W + 1 .. n - 1.
-int64_t KvCache::rewindable() const {
-    int64_t r = n_ctx_;
+int64_t KvCache::kept_stepping_back(int64_t n_past, int64_t to) const {
     for (size_t l = 0; l < rows_.size(); ++l)
-        if (rows_[l] < n_ctx_) r = std::min(r, rows_[l] - windows_[l]);
-    return r;
+        if (rows_[l] < n_ctx_ && n_past - to > rows_[l] - windows_[l]) return 0;
+    return to;
 }
 
 size_t KvCache::bytes() const {

@@ -39,10 +39,10 @@ public:
     int64_t rows(int64_t layer) const { return rows_[size_t(layer)]; }
     // Whether layer l's rows are a ring (fewer rows than positions).
     bool is_ring(int64_t layer) const { return rows(layer) < n_ctx_; }
-    // How many of the latest positions a pass may step back over
-    // (Session::truncate) and still find every ring's window in place: n_ctx
-    // without rings.
-    int64_t rewindable() const;
+    // The positions a sequence holding n_past keeps when asked to step back
+    // to `to` (Session::truncate): `to` while every ring still holds the
+    // window before it, else 0.
+    int64_t kept_stepping_back(int64_t n_past, int64_t to) const;
     // Layer l's K (V) from sequence `seq` on.
     void* k(int64_t layer, int64_t seq = 0) { return k_[size_t(layer)].data() + size_t(seq) * seq_bytes(layer); }
     void* v(int64_t layer, int64_t seq = 0) { return v_[size_t(layer)].data() + size_t(seq) * seq_bytes(layer); }

@@ -21,17 +21,21 @@ struct Session::Plan {
     int64_t n_kv = 0;  // cache positions attention reads (masked by position beyond n_past)
 };
 
-namespace {
-
-// The cache's context: the one asked for, capped at the training context,
-// once the session is known to fit in memory.
-int64_t context_that_fits(const Model& model, const SessionOptions& options) {
+int64_t context_that_fits(const Model& model, const SessionOptions& options, int64_t n_seq) {
+    if (n_seq < 1) throw Error("a session needs at least one sequence");
     const int64_t n_ctx = std::min(options.n_ctx, model.hparams().n_ctx_train);
-    require_memory(estimate_memory(model, n_ctx, options.kv_type, options.batch), n_ctx);
+    MemoryEstimate e = estimate_memory(model, n_ctx, options.kv_type, std::max(options.batch, n_seq));
+    e.kv_cache *= double(n_seq);
+    require_memory(e, n_ctx);
     return n_ctx;
 }
 
-}  // namespace
+void check_token_ids(const Model& model, std::span<const int32_t> tokens) {
+    const int64_t n_vocab = model.hparams().n_vocab;
+    for (int32_t t : tokens)
+        if (t < 0 || t >= n_vocab)
+            throw Error("token id " + std::to_string(t) + " is outside the vocabulary (" + std::to_string(n_vocab) + ")");
+}
 
 Session::Session(const Model& model, SessionOptions options)
     : model_(model),
@@ -89,7 +93,7 @@ int64_t Session::truncate(int64_t n_past) {
     if (n_past < 0 || n_past > n_past_)
         throw Error("cannot keep " + std::to_string(n_past) + " positions of a context holding " +
                     std::to_string(n_past_));
-    n_past_ = n_past_ - n_past <= cache_.rewindable() ? n_past : 0;
+    n_past_ = cache_.kept_stepping_back(n_past_, n_past);
     return n_past_;
 }
 
@@ -98,10 +102,7 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
     if (n_past_ + int64_t(tokens.size()) > cache_.n_ctx())
         throw Error("the context holds " + std::to_string(cache_.n_ctx()) + " tokens: " + std::to_string(n_past_) +
                     " used + " + std::to_string(tokens.size()) + " new do not fit");
-    const int64_t n_vocab = model_.hparams().n_vocab;
-    for (int32_t t : tokens)
-        if (t < 0 || t >= n_vocab)
-            throw Error("token id " + std::to_string(t) + " is outside the vocabulary (" + std::to_string(n_vocab) + ")");
+    check_token_ids(model_, tokens);
     std::vector<float> logits;
     for (size_t first = 0; first < tokens.size(); first += size_t(options_.batch)) {
         const size_t n = std::min(tokens.size() - first, size_t(options_.batch));

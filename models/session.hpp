@@ -37,6 +37,12 @@ struct SessionOptions {
     bool fuse = true;  // ExecutorOptions::fuse
 };
 
+// What Session and BatchSession share: the context of each of n_seq
+// sequences (the one asked for, capped at the training context) once they
+// are known to fit in memory, and the check of token ids against the vocabulary.
+int64_t context_that_fits(const Model& model, const SessionOptions& options, int64_t n_seq = 1);
+void check_token_ids(const Model& model, std::span<const int32_t> tokens);
+
 class Session {
 public:
     Session(const Model& model, SessionOptions options = {});
