@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <numeric>
 
 #include "graph/executor.hpp"
 #include "graph/op_def.hpp"
