@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "graph/cpu/cpu_kernel.hpp"
 #include "kernels/cpu/matmul.hpp"
@@ -67,12 +66,14 @@ void run(const Tensor& y, const CpuContext& ctx) {
             throw Error("matmul_id: expert id " + std::to_string(id(s)) + " of token " + std::to_string(s / slots) +
                         " is outside the " + std::to_string(n_expert) + " experts of '" + w.name + "'");
     Scratch sc(y, ctx.work);
-    if (ctx.team.ith == 0) {  // a counting sort of the slots by expert
+    if (ctx.team.ith == 0) {  // a counting sort of the slots by expert, in the scratch alone
         std::fill_n(sc.first, n_expert + 1, 0);
         for (int64_t s = 0; s < n_slots; ++s) ++sc.first[id(s) + 1];
         for (int64_t e = 0; e < n_expert; ++e) sc.first[e + 1] += sc.first[e];
-        std::vector<int64_t> next(sc.first, sc.first + n_expert);
-        for (int64_t s = 0; s < n_slots; ++s) sc.order[next[size_t(id(s))]++] = int32_t(s);
+        // first[e] serves as expert e's cursor, ending at e + 1's start; then shifted back.
+        for (int64_t s = 0; s < n_slots; ++s) sc.order[sc.first[id(s)]++] = int32_t(s);
+        for (int64_t e = n_expert; e > 0; --e) sc.first[e] = sc.first[e - 1];
+        sc.first[0] = 0;
     }
     ctx.team.barrier();
     const auto [g0, g1] = ctx.team.split(n_slots);
