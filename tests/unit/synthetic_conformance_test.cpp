@@ -19,6 +19,7 @@
 #include "models/model.hpp"
 #include "models/session.hpp"
 #include "models/synthetic_model.hpp"
+#include "vulkan_test_util.hpp"
 
 namespace tessera {
 namespace {
@@ -79,18 +80,19 @@ const float kMixtralLogits[] = {
 #include "data/mixtral/tiny-mixtral-F32.p2.inc"
 };
 
-// Writes the model, runs it on the CPU with an F32 cache, and holds its
-// logits to llama.cpp's by the bar above.
+// Writes the model, runs it on `backend` with an F32 cache (every node on
+// it), and holds its logits to llama.cpp's by the bar above.
 void expect_matches_llama_cpp(const model::ModelShape& shape, const std::string& arch, std::span<const float> llama,
-                              double bar) {
+                              double bar, BackendKind backend) {
     gguf::test::ScratchDir dir;
     const std::string path = (dir / ("tiny-" + arch + "-F32.gguf")).string();
     model::write_synthetic_model({.shape = shape, .arch = arch, .plan = QuantizePlan::parse("F32"), .seed = 1}, path);
     const model::Model m = model::Model::open(path);
     ASSERT_EQ(m.architecture().name, arch);
 
-    model::Session session(m, {.n_ctx = 1024, .kv_type = GgmlType::F32, .backend = BackendKind::Cpu});
+    model::Session session(m, {.n_ctx = 1024, .kv_type = GgmlType::F32, .backend = backend});
     const std::vector<float> ours = session.eval(kTokens, /*all_logits=*/true);
+    EXPECT_EQ(session.take_notice(), "") << "every node runs on " << backend_kind_name(backend);
     const size_t n_vocab = size_t(shape.n_vocab);
     ASSERT_EQ(llama.size(), kTokens.size() * n_vocab);
     ASSERT_EQ(ours.size(), llama.size());
@@ -105,18 +107,28 @@ void expect_matches_llama_cpp(const model::ModelShape& shape, const std::string&
             EXPECT_EQ(test::argmax(a), test::argmax(b)) << "position " << p;
         }
     }
-    std::printf("[%s] max |tessera - llama.cpp| %.2e over %zu positions, argmax checked at %d\n", arch.c_str(),
-                max_diff, kTokens.size(), checked);
+    std::printf("[%s %s] max |tessera - llama.cpp| %.2e over %zu positions, argmax checked at %d\n", arch.c_str(),
+                std::string(backend_kind_name(backend)).c_str(), max_diff, kTokens.size(), checked);
     EXPECT_LE(max_diff, bar);
     EXPECT_GT(checked, 30);
 }
 
 TEST(SyntheticConformance, TinyGemma2MatchesLlamaCppAcrossTheWindow) {
-    expect_matches_llama_cpp(tiny_gemma2(), "gemma2", kGemma2Logits, 3e-3);
+    expect_matches_llama_cpp(tiny_gemma2(), "gemma2", kGemma2Logits, 3e-3, BackendKind::Cpu);
+}
+
+TEST(SyntheticConformance, TinyGemma2OnVulkanMatchesLlamaCppAcrossTheWindow) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    expect_matches_llama_cpp(tiny_gemma2(), "gemma2", kGemma2Logits, 3e-3, BackendKind::Vulkan);
 }
 
 TEST(SyntheticConformance, TinyMixtralMatchesLlamaCpp) {
-    expect_matches_llama_cpp(tiny_mixtral(), "llama", kMixtralLogits, 2e-3);
+    expect_matches_llama_cpp(tiny_mixtral(), "llama", kMixtralLogits, 2e-3, BackendKind::Cpu);
+}
+
+TEST(SyntheticConformance, TinyMixtralOnVulkanMatchesLlamaCpp) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    expect_matches_llama_cpp(tiny_mixtral(), "llama", kMixtralLogits, 2e-3, BackendKind::Vulkan);
 }
 
 }  // namespace
