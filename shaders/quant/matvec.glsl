@@ -84,8 +84,12 @@ layout(binding = 7, scalar) writeonly buffer Y { float y[]; };
 layout(binding = 7, scalar) writeonly buffer Y16 { float16_t y16[]; };
 
 const bool NORMED = PROLOGUE == NORM || PROLOGUE == NORM_GAIN;
+// EXPERTS with swiglu: up is laid out as its gate (x) and read at x's
+// offset from x_first (the slot's row); a gain is one row for all slots.
+const bool X2_AT_X = EXPERTS && !NORMED;
 
 uint xcol[COLS];
+uint x2row[COLS];  // not EXPERTS: where token c's row of x2 starts past x2_first
 bool x_aligned, x2_aligned;
 
 vec4 load_x4(uint c, uint i) {  // x[i..i+3] of token c
@@ -93,10 +97,9 @@ vec4 load_x4(uint c, uint i) {  // x[i..i+3] of token c
     return x_aligned ? x4[at / 4] : vec4(x[at], x[at + 1], x[at + 2], x[at + 3]);
 }
 
-// x2[i..i+3] of token c (the gain: of every token). EXPERTS: swiglu's up,
-// laid out as its gate (x), at x's offset from x_first (the slot's row).
+// x2[i..i+3] of token c (the gain: of every token).
 vec4 load_x24(uint c, uint i) {
-    const uint at = (EXPERTS ? p.x2_first + (xcol[c] - p.x_first) : p.x2_first + c * p.x2_nb1) + i;
+    const uint at = (X2_AT_X ? p.x2_first + (xcol[c] - p.x_first) : p.x2_first + x2row[c]) + i;
     return x2_aligned ? x24[at / 4] : vec4(x2[at], x2[at + 1], x2[at + 2], x2[at + 3]);
 }
 
@@ -105,9 +108,10 @@ void locate_x(uint col0) {
     x_aligned = true;
     for (uint c = 0; c < COLS; ++c) {
         xcol[c] = x_col(min(col0 + c, p.m - 1));
+        x2row[c] = min(col0 + c, p.m - 1) * p.x2_nb1;
         x_aligned = x_aligned && xcol[c] % 4 == 0;
     }
-    x2_aligned = p.x2_first % 4 == 0 && (EXPERTS ? (xcol[0] - p.x_first) % 4 == 0 : p.x2_nb1 % 4 == 0);
+    x2_aligned = p.x2_first % 4 == 0 && (X2_AT_X ? (xcol[0] - p.x_first) % 4 == 0 : p.x2_nb1 % 4 == 0);
 }
 
 float squares[COLS];  // NORMED: each token's sum of squares of x so far

@@ -83,7 +83,7 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
     const Tensor &mm = *f.matmul, &w = *mm.src[0], &out = f.out();
     const Tensor& x = f.norm ? *f.norm->src[0] : f.glu ? *f.glu->src[0] : *mm.src[1];
     const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(out);
-    const uint32_t cols = uint32_t(x.ne[1]);
+    const uint32_t cols = std::min(uint32_t(x.ne[1]), kMatvecCols);
     MatmulPush push = matmul_push(w, x, bw, bx, cols);
     push.y = row_layout(f.rope ? *f.matmul : out, by, 4);  // a rope's rows are the product's
     const Tensor* addend = mm.src.size() > 2 ? mm.src[2] : nullptr;

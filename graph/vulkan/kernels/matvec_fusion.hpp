@@ -26,8 +26,13 @@
 
 namespace tessera::vkk {
 
-// Up to this many tokens a matmul is a matvec: it reads W once for all of them.
-constexpr int64_t kMatvecMaxTokens = 4;
+// Up to this many tokens a matmul is a matvec. A workgroup applies each
+// value of W it reads to up to kMatvecCols tokens; more tokens take more
+// column groups, each reading W again (on a large GPU mostly from its L2),
+// which for a batch of decoding sequences beats the tiled matmul whose
+// tiles they would leave mostly empty (docs/vulkan.md#batched-decoding).
+constexpr int64_t kMatvecMaxTokens = 16;
+constexpr uint32_t kMatvecCols = 4;
 
 struct FusedMatvec {
     const Tensor* matmul = nullptr;  // y = W x (+ its addend)
