@@ -290,6 +290,19 @@ void add_moe_cases(std::vector<OpCase>& v) {
                                  Tensor* x = in(g, "in_x", {k_in, row_per_slot ? slots : 1, n, 1});
                                  return matmul_id(w, x, expert_ids(g, slots, n, n_expert));
                              }, bound});
+        // x the tokens' rms_norm (with and without its gain) seen as one row
+        // per token, as Layer::moe_ffn reads its ffn norm: on Vulkan the
+        // matvec's norm prologue (moe_fusion.hpp).
+        for (bool gained : {false, true})
+            for (int64_t n : {1, 3})
+                v.push_back({"matmul_id_" + name + "_n" + std::to_string(n) + (gained ? "_of_norm_gain" : "_of_norm"),
+                             [=](Graph& g) {
+                                 Tensor* w = g.weight("w_experts", type, {k_in, n_out, n_expert, 1},
+                                                      weights_of(type, k_in, n_out * n_expert).data());
+                                 Tensor* gain = gained ? in(g, "in_g", {k_in, 1, 1, 1}) : nullptr;
+                                 Tensor* h = rms_norm(in(g, "in_x", {k_in, n, 1, 1}), 1e-5f, gain);
+                                 return matmul_id(w, reshape(h, {k_in, 1, n, 1}), expert_ids(g, slots, n, n_expert));
+                             }, bound});
     }
 }
 

@@ -23,24 +23,32 @@ namespace {
 
 constexpr int64_t kDim = 256, kFfn = 64, kExperts = 16, kChosen = 4;
 
-// Layer::moe_ffn's nodes (models/layer.cpp) for one token, with the residual add.
+// Layer::moe_ffn's nodes (models/layer.cpp) for one token, with the residual
+// add; `normed`: of the token's rms_norm with a gain, read by the router and
+// (one row per token) by gate and up, as a decoder layer's ffn norm.
 struct MoeBlock {
     Graph g;
     std::vector<std::vector<uint8_t>> weights;
     Tensor *x = nullptr, *ids = nullptr, *out = nullptr;
 
-    MoeBlock() {
+    explicit MoeBlock(bool normed = false) {
         uint32_t seed = 20;
         auto w = [&](GgmlType type, Shape ne) {
             weights.push_back(test::random_weights(type, ne[0], ne[1] * ne[2], seed, 0.5f));
             return g.weight("w" + std::to_string(seed++), type, ne, weights.back().data());
         };
         x = g.input("x", GgmlType::F32, {kDim, 1, 1, 1});
-        Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, kExperts, 1, 1}), x));
+        Tensor* h = x;
+        if (normed) {
+            weights.push_back(test::random_weights(GgmlType::F32, kDim, 1, seed, 2.0f));
+            h = rms_norm(x, 1e-6f, g.weight("gain", GgmlType::F32, {kDim, 1, 1, 1}, weights.back().data()));
+        }
+        Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, kExperts, 1, 1}), h));
         ids = topk(probs, kChosen);
         Tensor* weight = moe_weights(probs, ids, true);
-        Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), x, ids);
-        Tensor* up = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), x, ids);
+        Tensor* token = normed ? reshape(h, {kDim, 1, 1, 1}) : x;
+        Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), token, ids);
+        Tensor* up = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), token, ids);
         Tensor* y = matmul_id(w(GgmlType::Q8_0, {kFfn, kDim, kExperts, 1}), swiglu(gate, up), ids);
         out = add(moe_sum(y, weight), x);
     }
@@ -72,29 +80,45 @@ TEST(VulkanMoe, RecordedTokenFollowsTheRoutersChoice) {
     }
 }
 
+// One run of `block` on x by an executor of its own, fused or not: the ids,
+// the output and the dispatches recorded.
+struct BlockRun {
+    std::vector<float> ids, out;
+    uint32_t dispatches;
+};
+
+BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block, const std::vector<float>& x, bool fuse) {
+    Executor e(block.g, {block.out, block.ids}, {.backends = {vulkan}, .fuse = fuse});
+    test::fill(block.x, x);
+    e.run();
+    const auto work = vulkan->last_recorded_work();
+    return {test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0};
+}
+
 // The fused block records 4 dispatches fewer than its 10 nodes (softmax,
 // moe_weights and swiglu inside their readers, moe_sum and add one), with the
 // same ids and nearly the same output; fuse off records every node.
 TEST(VulkanMoe, FusedBlockIsFourDispatchesFewer) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     const std::vector<float> x = test::random_floats(size_t(kDim), 7, 2.0f);
-    struct Run {
-        std::vector<float> ids, out;
-        uint32_t dispatches;
-    };
     MoeBlock blocks[2];  // each its own weights: none at another's freed address
-    auto run = [&](bool fuse) {
-        MoeBlock& block = blocks[fuse];
-        Executor e(block.g, {block.out, block.ids}, {.backends = {vulkan}, .fuse = fuse});
-        test::fill(block.x, x);
-        e.run();
-        const auto work = vulkan->last_recorded_work();
-        return Run{test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0};
-    };
-    const Run fused = run(true), apart = run(false);
+    const BlockRun fused = run_block(vulkan, blocks[1], x, true), apart = run_block(vulkan, blocks[0], x, false);
     EXPECT_EQ(fused.ids, apart.ids);
     EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
     EXPECT_EQ(fused.dispatches + 4, apart.dispatches);
+}
+
+// The ffn norm is computed by its three readers (the router's matvec, gate
+// and up: moe_fusion.hpp), one dispatch fewer again, with the same ids and
+// nearly the same output as every node on its own.
+TEST(VulkanMoe, NormedBlockComputesTheNormInItsReaders) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    const std::vector<float> x = test::random_floats(size_t(kDim), 9, 2.0f);
+    MoeBlock blocks[2] = {MoeBlock(true), MoeBlock(true)};
+    const BlockRun fused = run_block(vulkan, blocks[1], x, true), apart = run_block(vulkan, blocks[0], x, false);
+    EXPECT_EQ(fused.ids, apart.ids);
+    EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
+    EXPECT_EQ(fused.dispatches + 5, apart.dispatches);
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 // workgroups read the slot's expert id and offset W's rows by it: only the
 // chosen experts' rows are read (a slot per expert a token chooses).
 // An inlined swiglu (moe_fusion.hpp: the down projection's x) is the
-// matvec's SWIGLU prologue: gate's and up's values at the slot's offset.
+// matvec's SWIGLU prologue: gate's and up's values at the slot's offset;
+// an inlined rms_norm (gate's and up's x) its NORM or NORM_GAIN prologue.
 // More tokens: shaders/matmul_id_route.comp lists the slots of each expert
 // in scratch memory, then the tiled matmul (shaders/quant/matmul.glsl,
 // EXPERTS) gives each expert a batch whose columns are its slots: each
@@ -23,6 +24,7 @@
 #include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/shader_library.hpp"
 #include "ops/matmul_id.hpp"
+#include "ops/rms_norm.hpp"
 
 namespace tessera::vkk {
 
@@ -33,8 +35,8 @@ constexpr int64_t kRouteMaxExperts = 1024;
 constexpr uint32_t kRouteGroup = 256;
 // matvec.glsl's EXPERTS; constants 8 and 9 belong to the staged variants.
 constexpr uint32_t kExpertsConstant = 10;
-// matvec.glsl's PROLOGUE SWIGLU.
-constexpr uint32_t kSwigluPrologue = 3;
+// matvec.glsl's PROLOGUE: NORM, NORM_GAIN, SWIGLU.
+constexpr uint32_t kNormPrologue = 1, kNormGainPrologue = 2, kSwigluPrologue = 3;
 
 struct RoutePush {  // shaders/matmul_id_route.comp
     uint32_t ids_first, n_slots, n_expert, route_first;
@@ -62,20 +64,39 @@ MatmulPush slot_push(const Tensor& y, const BoundTensor& bw, const BoundTensor& 
             .dst_ne1 = uint32_t(w.ne[2])};
 }
 
+// What an inlined x of a matvec is (moe_fusion.hpp): swiglu(gate, up) of
+// the down projection, or the rms_norm that a reshape to one row per token
+// shows to gate and up.
+struct SlotX {
+    const Tensor* glu = nullptr;
+    const Tensor* norm = nullptr;
+};
+
+SlotX inlined_x(const Tensor& y) {
+    const Tensor& x = *y.src[1];
+    if (x.inlined) return {.glu = &x};
+    if (x.is_view() && x.src[0]->inlined) return {.norm = x.src[0]};
+    return {};
+}
+
 void record_per_slot(const Tensor& y, Recorder& rec) {
     const Tensor &w = *y.src[0], &ids = *y.src[2];
-    const Tensor* glu = y.src[1]->inlined ? y.src[1] : nullptr;  // a swiglu
-    const Tensor& x = glu ? *glu->src[0] : *y.src[1];
+    const auto [glu, norm] = inlined_x(y);
+    // x laid out as y.src[1]: a norm's source has the norm's (and its view's) rows.
+    const Tensor& x = glu ? *glu->src[0] : norm ? *norm->src[0] : *y.src[1];
     const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y), bids = rec.bind(ids);
-    const BoundTensor bup = glu ? rec.bind(*glu->src[1]) : bx;
+    const bool gain = norm && norm->src.size() > 1;
+    const BoundTensor bx2 = glu ? rec.bind(*glu->src[1]) : gain ? rec.bind(*norm->src[1]) : bx;
     MatmulPush push = slot_push(y, bw, bx, by, bids);
-    push.x2_first = bup.first(4);  // up is laid out as gate (matvec.glsl reads it at x's offsets)
-    // No addend, no rope, no scatter; x plain or swiglu(gate, up).
-    MatvecLaunch launch = matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.k, 1, false,
-                                        {0, glu ? kSwigluPrologue : 0, 0, 0, 0});
+    push.x2_first = bx2.first(4);  // the gain, or up laid out as gate (matvec.glsl reads it at x's offsets)
+    if (norm) push.eps = norm->param<RmsNormParams>().eps;
+    const uint32_t prologue = glu ? kSwigluPrologue : gain ? kNormGainPrologue : norm ? kNormPrologue : 0;
+    // No addend, no rope, no scatter; x plain, normed or swiglu(gate, up).
+    MatvecLaunch launch =
+        matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.k, 1, false, {0, prologue, 0, 0, 0});
     launch.spec.resize(kExpertsConstant, 0);
     launch.spec.push_back(1);
-    rec.dispatch(launch.shader, launch.spec, {bw, bx, bx, bup, bx, bids, bx}, {by}, push,
+    rec.dispatch(launch.shader, launch.spec, {bw, bx, bx, bx2, bx, bids, bx}, {by}, push,
                  groups_of(push.n, launch.group_rows), uint32_t(y.ne[1] * y.ne[2]));
 }
 

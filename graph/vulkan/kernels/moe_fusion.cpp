@@ -6,9 +6,11 @@
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "ops/add.hpp"
+#include "ops/matmul.hpp"
 #include "ops/matmul_id.hpp"
 #include "ops/moe_sum.hpp"
 #include "ops/moe_weights.hpp"
+#include "ops/rms_norm.hpp"
 #include "ops/softmax.hpp"
 #include "ops/swiglu.hpp"
 #include "ops/topk.hpp"
@@ -55,6 +57,27 @@ bool expert_glu(const Tensor& g, std::span<Tensor* const> readers) {
            gate.nb == up.nb && all_of(readers, [&](const Tensor& r) { return down_matvec(r, g); });
 }
 
+// v is `of` [k, tokens] as one row per token [k, 1, tokens]: matmul_id's x.
+bool token_rows(const Tensor& v, const Tensor& of) {
+    return v.is_view() && v.src[0] == &of && v.view_offset == 0 && v.is_contiguous() && v.ne[0] == of.ne[0] &&
+           v.ne[1] == 1 && v.ne[2] == of.ne[1] && v.ne[3] == 1;
+}
+
+// An rms_norm of the tokens read by the router's matvec and, one row per
+// token, by the experts' matvecs (gate and up): each computes it from its
+// own loads of the norm's source, as the dense matvecs do (matvec_fusion).
+bool expert_norm(const Tensor& n, std::span<Tensor* const> readers) {
+    if (!is(n, ops::kRmsNorm) || !router_rows(n) || !n.is_contiguous() || !n.src[0]->is_contiguous()) return false;
+    bool experts = false;
+    for (const Tensor* r : readers) {
+        if (is(*r, ops::kMatmulId) && r->ne[2] <= kMatvecMaxTokens && token_rows(*r->src[1], n))
+            experts = true;
+        else if (!is(*r, ops::kMatmul) || r->src[1] != &n || n.ne[1] > kMatvecMaxTokens || !kMatmul.supports(*r))
+            return false;
+    }
+    return experts;
+}
+
 // A moe_sum read only by an add of one operand of its own shape.
 bool summed_into_add(const Tensor& s, std::span<Tensor* const> readers) {
     if (!is(s, ops::kMoeSum) || readers.size() != 1 || !s.is_contiguous()) return false;
@@ -68,8 +91,8 @@ bool summed_into_add(const Tensor& s, std::span<Tensor* const> readers) {
 }  // namespace
 
 bool moe_inlines(const Tensor& node, std::span<Tensor* const> readers) {
-    return router_softmax(node, readers) || summed_weights(node, readers) || expert_glu(node, readers) ||
-           summed_into_add(node, readers);
+    return expert_norm(node, readers) || router_softmax(node, readers) || summed_weights(node, readers) ||
+           expert_glu(node, readers) || summed_into_add(node, readers);
 }
 
 const Tensor* inlined_softmax_input(const Tensor& probs) {

@@ -1,9 +1,13 @@
 // The nodes of a mixture-of-experts feed-forward block (models/layer.cpp,
 // Layer::moe_ffn) that the Vulkan backend computes inside the kernels of
 // their readers (VulkanBackend::inlines), so that for a token in generation
-//   router matmul -> softmax -> topk -> moe_weights
+//   ffn rms_norm -> router matmul -> softmax -> topk -> moe_weights
 //   gate, up matmul_id -> swiglu -> down matmul_id -> moe_sum -> add
-// is 6 dispatches instead of 9 (and 6 levels instead of 9, with the norm):
+// is 6 dispatches instead of 11, in 5 levels instead of 9:
+//   - the rms_norm, read by the router's matvec and (one row per token) by
+//     gate and up, is computed by each of them from its own loads of x
+//     (shaders/quant/matvec.glsl, PROLOGUE NORM or NORM_GAIN with EXPERTS),
+//     as the dense matvecs compute theirs (matvec_fusion.hpp);
 //   - the router's softmax, read by a topk and a moe_weights, is computed by
 //     each of them from the logits (shaders/moe_router.glsl), in the
 //     softmax kernel's steps: the same probabilities;
