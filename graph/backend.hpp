@@ -69,6 +69,9 @@ public:
     virtual std::string_view name() const = 0;
     // The hardware, for reports (a GPU's name); empty for the host.
     virtual std::string device_name() const { return {}; }
+    // Bytes a device can still allocate, for splitting a model between
+    // devices; nullopt for the host.
+    virtual std::optional<uint64_t> free_memory() const { return std::nullopt; }
     // Whether this backend has a kernel for the node's op and types.
     virtual bool supports(const Tensor& node) const = 0;
     // Whether this backend computes `node` (assigned to it) inside the kernels

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -25,8 +26,15 @@ Executor::Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions o
     for (Tensor* t : outputs)
         if (t == nullptr || t->graph != &graph_) throw Error("executor: an output is null or of another graph");
     outputs_ = outputs;
+    // Inputs are written by the host: shared memory of the first device
+    // backend (which reads it directly), or plain host memory.
+    for (size_t b = backends_.size(); b-- > 0;) {
+        if (!backends_[b]->host_addressable()) shared_backend_ = int(b);
+        else host_backend_ = int(b);
+    }
     order(outputs);
     place_nodes();
+    mirror_inputs();
     insert_transfers();
     inline_nodes();
     group_by_level();
@@ -35,6 +43,26 @@ Executor::Executor(Graph& graph, std::vector<Tensor*> outputs, ExecutorOptions o
 }
 
 Executor::~Executor() = default;
+
+namespace {
+
+// The node a view chain shows (t itself when t is no view).
+Tensor* through_views(Tensor* t) {
+    while (t->is_view()) t = t->src[0];
+    return t;
+}
+
+bool on_device(const Backend& b) { return !b.host_addressable(); }
+
+}  // namespace
+
+// How names of the nodes the executor adds call backend b: its name, with
+// its index where another backend has the same name (two devices).
+std::string Executor::backend_label(int b) const {
+    const std::string_view name = backends_[size_t(b)]->name();
+    const auto same = std::count_if(backends_.begin(), backends_.end(), [&](const auto& x) { return x->name() == name; });
+    return std::string(name) + (same > 1 ? std::to_string(b) : "");
+}
 
 // Depth-first post-order from the outputs: every node after its inputs.
 void Executor::order(const std::vector<Tensor*>& outputs) {
@@ -80,9 +108,16 @@ void Executor::place_nodes() {
         }
         int chosen = options_.place ? options_.place(*t) : -1;
         if (chosen >= int(backends_.size())) throw Error("executor: node '" + t->name + "' placed on a missing backend");
-        if (chosen >= 0 && !backends_[size_t(chosen)]->supports(*t))
-            throw Error("executor: backend " + std::string(backends_[size_t(chosen)]->name()) + " cannot run node " +
-                        describe(*t) + " (" + std::string(t->op->name) + ")");
+        if (chosen >= 0 && !backends_[size_t(chosen)]->supports(*t)) {
+            const int placed = chosen;
+            chosen = -1;
+            for (size_t b = 0; chosen < 0 && b < backends_.size(); ++b)
+                if (backends_[b]->host_addressable() && backends_[b]->supports(*t)) chosen = int(b);
+            if (chosen < 0)
+                throw Error("executor: backend " + std::string(backends_[size_t(placed)]->name()) +
+                            " cannot run node " + describe(*t) + " (" + std::string(t->op->name) +
+                            "), and no host backend can");
+        }
         for (size_t b = 0; chosen < 0 && b < backends_.size(); ++b)
             if (backends_[b]->supports(*t)) chosen = int(b);
         if (chosen < 0) throw Error("executor: no backend can run node " + describe(*t) + " (" + std::string(t->op->name) + ")");
@@ -124,16 +159,6 @@ void Executor::keep_externals_on_one_backend() {
     for (Tensor* t : schedule_)
         if (t->is_view() && !t->src[0]->is_leaf()) t->backend = t->src[0]->backend;
 }
-
-namespace {
-
-// The node a view chain shows (t itself when t is no view).
-Tensor* through_views(Tensor* t) {
-    while (t->is_view()) t = t->src[0];
-    return t;
-}
-
-}  // namespace
 
 // Producers first, asks each node's backend whether it computes the node
 // inside the kernels of its readers. Never inlined: outputs, dumped nodes,
@@ -188,26 +213,82 @@ void Executor::group_by_level() {
                      [&](const Tensor* a, const Tensor* b) { return level_[size_t(a->id)] < level_[size_t(b->id)]; });
 }
 
-// Leaves live in host memory every backend reads; computed tensors belong to
-// the backend that stores them, and a reader on another backend gets a copy.
+// A device reads only memory of its own: a node on a device other than
+// shared_backend_ that reads an input (or a view of one) reads that device's
+// copy of it (the same views over a copy the run refreshes first).
+void Executor::mirror_inputs() {
+    std::map<std::pair<const Tensor*, int>, Tensor*> copies;  // (input or its view, device) -> the copy there
+    std::vector<Tensor*> with_views;
+    std::function<Tensor*(Tensor*, int)> copy_on = [&](Tensor* s, int b) {
+        Tensor*& copy = copies[{s, b}];
+        if (copy != nullptr) return copy;
+        const std::string name = s->name + ".on_" + backend_label(b);
+        if (s->is_leaf()) {
+            copy = graph_.input(name, s->type, s->ne);
+            copy->backend = b;  // whose shared memory holds it
+            mirrors_.push_back({s, copy});
+        } else {
+            copy = graph_.add_node(*s->op, s->type, s->ne, s->nb, {copy_on(s->src[0], b)}, s->params);
+            copy->view_offset = s->view_offset;
+            copy->backend = b;
+            graph_.name(copy, name);
+            with_views.push_back(copy);
+        }
+        return copy;
+    };
+    for (Tensor* t : schedule_) {
+        if (!t->is_view() && t->backend != shared_backend_ && on_device(*backends_[size_t(t->backend)]))
+            for (Tensor*& s : t->src)
+                if (through_views(s)->leaf == LeafKind::Input) s = copy_on(s, t->backend);
+        with_views.push_back(t);
+    }
+    schedule_ = std::move(with_views);
+}
+
+// Leaves live in memory every backend reads; computed tensors belong to the
+// backend that stores them, and a reader on another backend gets a copy. A
+// host tensor is copied to one device only: another device reading it gets
+// a copy of a host copy, as between two devices.
 void Executor::insert_transfers() {
-    std::map<std::pair<const Tensor*, int>, Tensor*> copies;
+    std::map<std::pair<const Tensor*, int>, Tensor*> copies;  // (tensor, backend) -> its copy there
+    std::map<std::pair<const Tensor*, int>, Tensor*> hops;    // (tensor, device) -> its host copy for that device
+    std::unordered_map<const Tensor*, int> device_of_host_tensor;  // the device a host tensor is copied to
     std::vector<Tensor*> with_transfers;
+    auto add_transfer = [&](Tensor* s, int b, const std::string& name) {
+        Tensor* copy = transfer(s);
+        copy->backend = b;
+        transfers_.push_back(copy);
+        graph_.name(copy, name);
+        with_transfers.push_back(copy);
+        return copy;
+    };
+    auto copy_to = [&](Tensor* s, int b) {
+        Tensor*& copy = copies[{s, b}];
+        if (copy == nullptr) copy = add_transfer(s, b, s->name + ".to_" + backend_label(b));
+        return copy;
+    };
     for (Tensor* t : schedule_) {
         if (!t->is_view()) {
             for (size_t i = 0; i < t->src.size(); ++i) {
                 Tensor* s = t->src[i];
                 const Tensor* root = s->storage_root();
                 if (root->is_leaf() || root->backend == t->backend) continue;
-                Tensor*& copy = copies[{s, t->backend}];
-                if (copy == nullptr) {
-                    copy = transfer(s);
-                    copy->backend = t->backend;
-                    transfers_.push_back(copy);
-                    graph_.name(copy, s->name + ".to_" + std::string(backends_[size_t(t->backend)]->name()));
-                    with_transfers.push_back(copy);
+                const bool from_device = on_device(*backends_[size_t(root->backend)]);
+                const bool to_device = on_device(*backends_[size_t(t->backend)]);
+                bool through_host = from_device && to_device;
+                if (!from_device && to_device) {
+                    const int first = device_of_host_tensor.try_emplace(root, t->backend).first->second;
+                    through_host = first != t->backend;
                 }
-                t->src[i] = copy;
+                if (through_host) {
+                    if (host_backend_ < 0)
+                        throw Error("executor: node " + describe(*t) + " reads '" + s->name +
+                                    "' from another device, and no host backend can carry it");
+                    Tensor*& hop = hops[{s, t->backend}];
+                    if (hop == nullptr) hop = add_transfer(s, host_backend_, s->name + ".via_host_to_" + backend_label(t->backend));
+                    s = hop;
+                }
+                t->src[i] = copy_to(s, t->backend);
             }
         }
         with_transfers.push_back(t);
@@ -222,17 +303,15 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
         input_offsets.push_back(input_bytes_);
         input_bytes_ += (in->nbytes() + 63) / 64 * 64;
     }
-    // Inputs are written by the host: shared memory of the first device
-    // backend (every backend reads it), or plain host memory.
-    shared_backend_ = 0;
-    for (size_t b = 0; b < backends_.size(); ++b)
-        if (!backends_[b]->host_addressable()) {
-            shared_backend_ = int(b);
-            break;
-        }
     input_storage_ = backends_[size_t(shared_backend_)]->allocate_shared(input_bytes_);
     for (size_t i = 0; i < inputs_.size(); ++i)
         inputs_[i]->data = static_cast<char*>(input_storage_.get()) + input_offsets[i];
+    for (const Mirror& m : mirrors_) {
+        const int device = m.copy->backend;
+        shared_storage_.push_back(backends_[size_t(device)]->allocate_shared(m.copy->nbytes()));
+        m.copy->data = shared_storage_.back().get();
+        input_bytes_ += m.copy->nbytes();
+    }
 
     // Live intervals of the tensors with storage of their own, in levels. An
     // inlined node (or a view) reads its sources at the level of the kernels
@@ -258,16 +337,21 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
                std::find(outputs.begin(), outputs.end(), t) != outputs.end();
     };
     // A device backend's tensors that the host (outputs) or another backend
-    // (transfer sources) reads get shared storage of their own.
-    std::unordered_set<Tensor*> shared;
-    auto on_device = [&](const Tensor* t) { return !backends_[size_t(t->backend)]->host_addressable(); };
-    const bool any_device = !backends_[size_t(shared_backend_)]->host_addressable();
+    // (transfer sources) reads get shared storage of their own, from that
+    // device; a host tensor a device copies gets it from that device
+    // (insert_transfers copies a host tensor to one device at most).
+    std::unordered_map<Tensor*, int> shared;  // tensor -> the backend whose shared memory holds it
+    auto device = [&](int b) { return on_device(*backends_[size_t(b)]); };
     for (Tensor* t : outputs)
-        if (!t->storage_root()->is_leaf() && on_device(t->storage_root())) shared.insert(t->storage_root());
-    for (Tensor* t : transfers_)
-        if (any_device && !t->src[0]->storage_root()->is_leaf()) shared.insert(t->src[0]->storage_root());
-    for (Tensor* t : shared) {
-        shared_storage_.push_back(backends_[size_t(shared_backend_)]->allocate_shared(t->nbytes()));
+        if (Tensor* root = t->storage_root(); !root->is_leaf() && device(root->backend)) shared[root] = root->backend;
+    for (Tensor* t : transfers_) {
+        Tensor* root = t->src[0]->storage_root();
+        if (root->is_leaf()) continue;
+        if (device(root->backend)) shared[root] = root->backend;
+        else if (device(t->backend)) shared[root] = t->backend;
+    }
+    for (auto& [t, b] : shared) {
+        shared_storage_.push_back(backends_[size_t(b)]->allocate_shared(t->nbytes()));
         t->data = shared_storage_.back().get();
         peak_bytes_ += t->nbytes();
     }
@@ -313,6 +397,7 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
 }
 
 void Executor::run() {
+    for (const Mirror& m : mirrors_) std::memcpy(m.copy->data, m.input->data, m.input->nbytes());
     NodeDone done;
     if (options_.profile || trace_) {
         done = [&](const Tensor& node, double seconds) {

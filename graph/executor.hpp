@@ -3,7 +3,10 @@
 // Planning (constructor): the nodes the outputs need, in dependency order
 // (data inputs and after() edges); each node assigned to the first backend
 // that supports it (or to options.place); a transfer node inserted where a
-// node reads another backend's tensor; the schedule grouped into levels of
+// node reads another backend's tensor (two between devices, which share no
+// memory: into the host, then into the reader's device); a device other
+// than the one holding the inputs reads its own copy of them, refreshed at
+// the start of every run; the schedule grouped into levels of
 // independent nodes; storage of every intermediate planned from liveness in
 // one arena per backend (outputs and dumped nodes are kept). Before levels
 // are made, a backend may inline nodes into the kernels that read them
@@ -30,7 +33,10 @@ class TraceWriter;
 struct ExecutorOptions {
     // Backends, in order of preference (at least one: a CpuBackend, say).
     std::vector<std::shared_ptr<Backend>> backends{};
-    // Overrides the placement of a node: return a backend index, or -1 for the default.
+    // Overrides the placement of a node: return a backend index, or -1 for
+    // the default. A node the chosen backend cannot run goes to the first
+    // host backend that can (a device's CPU fallback when a model is split
+    // over devices by layer).
     std::function<int(const Tensor&)> place{};
     bool profile = false;
     // Let backends inline nodes into their readers' kernels (fewer dispatches
@@ -65,10 +71,12 @@ private:
     void order(const std::vector<Tensor*>& outputs);
     void place_nodes();
     void keep_externals_on_one_backend();
+    void mirror_inputs();
     void insert_transfers();
     void inline_nodes();
     void group_by_level();
     void plan_storage(const std::vector<Tensor*>& outputs);
+    std::string backend_label(int b) const;
 
     Graph& graph_;
     ExecutorOptions options_;
@@ -80,7 +88,14 @@ private:
     std::vector<std::shared_ptr<void>> arenas_, works_, shared_storage_;
     std::vector<std::shared_ptr<void>> segment_states_;  // Backend::run_segment's, per segment
     int shared_backend_ = 0;  // the backend that allocates inputs (a device backend when there is one)
+    int host_backend_ = -1;   // the first host backend: between devices, transfers go through it
     std::shared_ptr<void> input_storage_;
+    // Inputs read on a device other than shared_backend_: its copy of them.
+    struct Mirror {
+        Tensor* input;
+        Tensor* copy;
+    };
+    std::vector<Mirror> mirrors_;
     size_t peak_bytes_ = 0, input_bytes_ = 0, work_bytes_ = 0;
     std::unordered_set<std::string> dump_names_;  // options_.dump
     Profile profile_;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "graph/choice/backend_choice.hpp"
 #include "graph/executor.hpp"
 #include "models/decoder_graph.hpp"
+#include "models/device_split.hpp"
 #include "support/error.hpp"
 
 namespace tessera::model {
@@ -21,7 +21,8 @@ BatchSession::BatchSession(const Model& model, SessionOptions options, int64_t n
     : model_(model),
       options_(options),
       cache_(model, context_that_fits(model, options, n_seq), options.kv_type, options.batch, n_seq),
-      backends_(make_backends(options.backend, options.device, options.n_threads).backends),
+      backends_(session_backends(options).backends),
+      split_(split_between_devices(model, cache_, options, backends_)),
       n_past_(size_t(n_seq), 0) {}
 
 BatchSession::~BatchSession() = default;
@@ -44,8 +45,9 @@ std::vector<float> BatchSession::eval(int64_t seq, std::span<const int32_t> toke
         const size_t n = std::min(tokens.size() - first, size_t(options_.batch));
         auto pass = build_decoder_pass(model_, cache_, int64_t(n), n_past, false, options_.activations, 0,
                                        {.first = seq, .count = 1});
-        Executor exec(pass->graph, {pass->logits},
-                      ExecutorOptions{.backends = backends_, .profile = false, .fuse = options_.fuse});
+        ExecutorOptions exec_options{.backends = backends_, .profile = false, .fuse = options_.fuse};
+        if (split_) exec_options.place = split_->placement(*pass);
+        Executor exec(pass->graph, {pass->logits}, exec_options);
         std::memcpy(pass->tokens->data, tokens.data() + first, n * sizeof(int32_t));
         pass->fill_positions(int32_t(n_past));
         exec.run();
@@ -83,9 +85,10 @@ std::vector<std::vector<float>> BatchSession::decode(std::span<const Step> steps
         decode_plan_->n_kv = window;
         decode_plan_->pass = build_decoder_pass(model_, cache_, n, 0, true, options_.activations, window,
                                                 {.first = 0, .count = n});
+        ExecutorOptions exec_options{.backends = backends_, .profile = false, .fuse = options_.fuse};
+        if (split_) exec_options.place = split_->placement(*decode_plan_->pass);
         decode_plan_->exec = std::make_unique<Executor>(
-            decode_plan_->pass->graph, std::vector<Tensor*>{decode_plan_->pass->logits},
-            ExecutorOptions{.backends = backends_, .profile = false, .fuse = options_.fuse});
+            decode_plan_->pass->graph, std::vector<Tensor*>{decode_plan_->pass->logits}, exec_options);
     }
     DecoderPass& pass = *decode_plan_->pass;
     std::memcpy(pass.tokens->data, tokens.data(), tokens.size() * sizeof(int32_t));

@@ -59,6 +59,7 @@ private:
     SessionOptions options_;
     KvCache cache_;
     std::vector<std::shared_ptr<Backend>> backends_;
+    std::unique_ptr<DeviceSplit> split_;  // with several devices
     std::vector<int64_t> n_past_;
     std::unique_ptr<Plan> decode_plan_;
 };

@@ -22,6 +22,10 @@ void check_all_weights_used(const Model& m, const Graph& g) {
 
 }  // namespace
 
+int DecoderPass::part_of(const Tensor& t) const {
+    return int(std::upper_bound(block_first_ids.begin(), block_first_ids.end(), t.id) - block_first_ids.begin()) - 1;
+}
+
 void DecoderPass::fill_positions(int32_t first) {
     std::vector<int32_t> pos(size_t(positions->ne[0]));
     for (size_t i = 0; i < pos.size(); ++i) pos[i] = first + int32_t(i);
@@ -81,9 +85,11 @@ std::unique_ptr<DecoderPass> build_decoder_pass(const Model& m, KvCache& cache, 
     Tensor* x = g.name(get_rows(leaf(g, m.tensor("token_embd")), pass->tokens), "embd");
     if (arch.embed) x = g.name(arch.embed(head, x), "embd_scaled");
     for (int l = 0; l < int(m.hparams().n_layer); ++l) {
+        pass->block_first_ids.push_back(int(g.tensors().size()));
         Layer layer(context, l);
         x = arch.block(layer, x);
     }
+    pass->block_first_ids.push_back(int(g.tensors().size()));
     if (!all_logits && n_tokens > 1) x = slice_rows(x, n_tokens - 1, 1);
     Tensor* h = head.norm(x, "output_norm");
     Tensor* logits = head.project("output", h);

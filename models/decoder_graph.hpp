@@ -20,6 +20,15 @@ struct DecoderPass {
     Tensor* positions = nullptr;  // I32 [n_tokens], filled by fill_positions
     Tensor* logits = nullptr;     // F32 [n_vocab, 1 or n_tokens]
     std::vector<RingSlots> rings;  // one per ring size of the cache, filled by fill_positions
+    // The id of the first tensor each layer's block built, then of the first
+    // built after the last block: what splits a pass between devices by
+    // layer without the architectures knowing (models/device_split.hpp).
+    std::vector<int> block_first_ids;
+
+    // The part of the pass that built t: -1 before the first layer (the
+    // token embedding), l for layer l's block, n_layer after the last (the
+    // output). Tensors the executor added (transfers) count as the last part.
+    int part_of(const Tensor& t) const;
 
     // Positions first, first + 1, ... for the tokens, and their ring rows.
     void fill_positions(int32_t first);

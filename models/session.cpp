@@ -8,6 +8,7 @@
 #include "graph/op_def.hpp"
 #include "graph/transfer.hpp"
 #include "models/decoder_graph.hpp"
+#include "models/device_split.hpp"
 #include "models/memory_estimate.hpp"
 #include "support/error.hpp"
 
@@ -36,14 +37,34 @@ void check_token_ids(const Model& model, std::span<const int32_t> tokens) {
             throw Error("token id " + std::to_string(t) + " is outside the vocabulary (" + std::to_string(n_vocab) + ")");
 }
 
+BackendSet session_backends(const SessionOptions& options) {
+    if (options.devices.size() > 1) return make_backends(options.backend, options.devices, options.n_threads);
+    if (!options.tensor_split.empty())
+        throw Error("--tensor-split shares the layers between two or more devices (--devices), not one");
+    return make_backends(options.backend, options.devices.empty() ? options.device : options.devices.front(),
+                         options.n_threads);
+}
+
+std::unique_ptr<DeviceSplit> split_between_devices(const Model& model, KvCache& cache, const SessionOptions& options,
+                                                   const std::vector<std::shared_ptr<Backend>>& backends) {
+    if (options.devices.size() < 2) return nullptr;
+    auto pass = build_decoder_pass(model, cache, 1, 0, false, options.activations);
+    const double activations = estimate_memory(model, cache.n_ctx(), options.kv_type, options.batch).activations;
+    auto split = std::make_unique<DeviceSplit>(*pass, backends, options.devices, options.tensor_split, activations);
+    split->preload(*pass);
+    return split;
+}
+
 Session::Session(const Model& model, SessionOptions options)
     : model_(model),
       options_(options),
       cache_(model, context_that_fits(model, options), options.kv_type, options.batch) {
-    BackendSet set = make_backends(options.backend, options.device, options.n_threads);
+    BackendSet set = session_backends(options);
     backends_ = std::move(set.backends);
     notice_ = std::move(set.notice);
-    preload_weights();
+    split_ = split_between_devices(model_, cache_, options_, backends_);
+    if (split_) notice_ += (notice_.empty() ? "" : "\n") + split_->describe();
+    else preload_weights();
 }
 
 Session::~Session() = default;
@@ -68,13 +89,15 @@ void Session::report_placement(const Executor& exec) {
     if (placement_reported_ || backends_.size() < 2) return;
     placement_reported_ = true;
     std::map<std::string, int> fallback;
+    const Backend& host = *backends_.back();
     for (const Tensor* t : exec.schedule())
-        if (!t->is_view() && t->backend != 0 && t->op != &ops::kTransfer) ++fallback[std::string(t->op->name)];
+        if (!t->is_view() && backends_[size_t(t->backend)].get() == &host && t->op != &ops::kTransfer)
+            ++fallback[std::string(t->op->name)];
     if (fallback.empty()) return;
     std::string ops;
     for (const auto& [op, n] : fallback) ops += (ops.empty() ? "" : ", ") + op + " (" + std::to_string(n) + ")";
     notice_ += (notice_.empty() ? "" : "\n") + std::string(backends_.front()->name()) + " has no kernel for " + ops +
-               ": these nodes run on the " + std::string(backends_[1]->name());
+               ": these nodes run on the " + std::string(host.name());
 }
 
 std::unique_ptr<Session::Plan> Session::make_plan(int64_t n_tokens, int64_t n_kv, bool all_logits) {
@@ -82,6 +105,7 @@ std::unique_ptr<Session::Plan> Session::make_plan(int64_t n_tokens, int64_t n_kv
     plan->n_kv = n_kv;
     plan->pass = build_decoder_pass(model_, cache_, n_tokens, n_past_, all_logits, options_.activations, n_kv);
     ExecutorOptions exec_options{.backends = backends_, .profile = options_.profile, .fuse = options_.fuse};
+    if (split_) exec_options.place = split_->placement(*plan->pass);
     if (!trace_dir_.empty()) exec_options.dump_dir = std::exchange(trace_dir_, {});
     plan->exec = std::make_unique<Executor>(plan->pass->graph, std::vector<Tensor*>{plan->pass->logits}, exec_options);
     report_placement(*plan->exec);

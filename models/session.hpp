@@ -21,6 +21,8 @@ class Executor;
 
 namespace tessera::model {
 
+class DeviceSplit;
+
 struct SessionOptions {
     // Capped at the model's training context; a session that would not fit in
     // the machine's memory (models/memory_estimate.hpp) is refused.
@@ -34,6 +36,10 @@ struct SessionOptions {
     ActivationPrecision activations = ActivationPrecision::Q16;
     BackendKind backend = BackendKind::Cpu;
     int device = 0;  // Vulkan device index (`tessera devices`)
+    // Two or more: the model split by layer between these Vulkan devices
+    // (models/device_split.hpp); `device` is then unused.
+    std::vector<int> devices{};
+    std::vector<double> tensor_split{};  // each device's share of the layers; empty: by free memory
     bool fuse = true;  // ExecutorOptions::fuse
 };
 
@@ -42,6 +48,13 @@ struct SessionOptions {
 // are known to fit in memory, and the check of token ids against the vocabulary.
 int64_t context_that_fits(const Model& model, const SessionOptions& options, int64_t n_seq = 1);
 void check_token_ids(const Model& model, std::span<const int32_t> tokens);
+// The backends options ask for: the CPU, a device (the CPU behind it), or
+// one backend per device of options.devices (the CPU behind them).
+BackendSet session_backends(const SessionOptions& options);
+// With several devices, the split of the model's layers between
+// `backends` (session_backends'); else nullptr.
+std::unique_ptr<DeviceSplit> split_between_devices(const Model& model, KvCache& cache, const SessionOptions& options,
+                                                   const std::vector<std::shared_ptr<Backend>>& backends);
 
 class Session {
 public:
@@ -82,6 +95,7 @@ private:
     SessionOptions options_;
     KvCache cache_;
     std::vector<std::shared_ptr<Backend>> backends_;
+    std::unique_ptr<DeviceSplit> split_;  // with several devices
     std::string notice_;
     bool placement_reported_ = false;
     std::unique_ptr<Plan> decode_plan_;

@@ -174,6 +174,7 @@ std::vector<float> Llama3RopeScaling::freq_divisors(int64_t n_rot, float rope_ba
 std::optional<ModelShape> preset_shape(std::string_view name) {
     if (name == "tinyllama-1.1b") return ModelShape{std::string(name), 32000, 2048, 22, 32, 4, 5632, 2048};
     if (name == "llama-2-7b") return ModelShape{std::string(name), 32000, 4096, 32, 32, 32, 11008, 4096};
+    if (name == "llama-2-70b") return ModelShape{std::string(name), 32000, 8192, 80, 64, 8, 28672, 4096};
     if (name == "llama-3-8b") return ModelShape{std::string(name), 128256, 4096, 32, 32, 8, 14336, 8192, 500000.0f};
     if (name == "llama-3.2-1b")
         return ModelShape{.name = std::string(name), .n_vocab = 128256, .n_embd = 2048, .n_layer = 16, .n_head = 32,
@@ -226,7 +227,7 @@ std::optional<ModelShape> preset_shape(std::string_view name) {
 }
 
 std::vector<std::string> preset_shape_names() {
-    return {"tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "llama-3.2-1b", "llama-3.1-8b", "qwen3-0.6b",
+    return {"tinyllama-1.1b", "llama-2-7b", "llama-2-70b", "llama-3-8b", "llama-3.2-1b", "llama-3.1-8b", "qwen3-0.6b",
             "qwen3-8b",       "qwen3-30b-a3b", "mixtral-8x7b", "gemma-3-1b", "gemma-3-4b", "gemma-2-2b",
             "phi-3-mini"};
 }

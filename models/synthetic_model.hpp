@@ -63,7 +63,7 @@ struct ModelShape {
     int64_t n_params() const;
 };
 
-// tinyllama-1.1b, llama-2-7b, llama-3-8b, llama-3.2-1b, llama-3.1-8b,
+// tinyllama-1.1b, llama-2-7b, llama-2-70b (GQA, 8 KV heads), llama-3-8b, llama-3.2-1b, llama-3.1-8b,
 // qwen3-0.6b, qwen3-8b, qwen3-30b-a3b, mixtral-8x7b, gemma-3-1b, gemma-3-4b,
 // gemma-2-2b, phi-3-mini: their published hyperparameters (the Llama 3 shapes with a SentencePiece
 // vocabulary of their 128256 tokens in place of their BPE one).

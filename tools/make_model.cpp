@@ -96,7 +96,7 @@ void add_make_model_command(CLI::App& app) {
         "make-model", "Write a model with random weights in a real model's shape and a generated vocabulary "
                       "(for benchmarks and tests; llama.cpp loads it too)");
     cmd->add_option("--shape", o->shape,
-                    "tinyllama-1.1b, llama-2-7b, llama-3-8b, llama-3.2-1b, llama-3.1-8b (llama3 rope_freqs; 1b with "
+                    "tinyllama-1.1b, llama-2-7b, llama-2-70b, llama-3-8b, llama-3.2-1b, llama-3.1-8b (llama3 rope_freqs; 1b with "
                     "tied embeddings), qwen3-0.6b, qwen3-8b, qwen3-30b-a3b (qwen3moe), mixtral-8x7b, gemma-3-1b, gemma-3-4b, gemma-2-2b, phi-3-mini, or custom")
         ->required();
     cmd->add_option("--arch", o->arch,

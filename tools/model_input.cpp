@@ -32,14 +32,30 @@ void add_model_options(CLI::App& cmd, ModelInput& in) {
                    "blocks; a little faster)")
         ->check(CLI::IsMember({"q8", "q16"}))
         ->capture_default_str();
-    cmd.add_option("--backend", in.backend,
-                   "cpu, vulkan (a GPU; nodes without a Vulkan kernel run on the CPU) or auto (vulkan when a device "
-                   "works, else cpu)")
-        ->check(CLI::IsMember({"cpu", "vulkan", "auto"}))
+    in.backend_option = cmd.add_option("--backend", in.backend,
+                                       "cpu, vulkan (a GPU; nodes without a Vulkan kernel run on the CPU) or auto "
+                                       "(vulkan when a device works, else cpu); --devices implies vulkan")
+                            ->check(CLI::IsMember({"cpu", "vulkan", "auto"}))
+                            ->capture_default_str();
+    auto* device = cmd.add_option("--device", in.device, "Vulkan device index (see `tessera devices`)")
+                       ->check(CLI::NonNegativeNumber)
+                       ->capture_default_str();
+    auto* devices = cmd.add_option("--devices", in.devices,
+                                   "Vulkan devices to split the model between by layer, e.g. 0,1: each holds a "
+                                   "range of layers with their KV cache, the first also the token embedding, the "
+                                   "last the output (docs/multi-gpu.md)")
+                        ->delimiter(',')
+                        ->check(device_index())
+                        ->excludes(device);
+    cmd.add_option("--split-mode", in.split_mode, "How --devices share the model: layer (ranges of layers)")
+        ->check(CLI::IsMember({"layer"}))
+        ->needs(devices)
         ->capture_default_str();
-    cmd.add_option("--device", in.device, "Vulkan device index (see `tessera devices`)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    cmd.add_option("--tensor-split", in.tensor_split,
+                   "Each device's share of the layers' bytes, e.g. 3,1 (default: in proportion to free memory)")
+        ->delimiter(',')
+        ->check(finite_above(0))
+        ->needs(devices);
     cmd.add_flag("--no-fuse", in.no_fuse,
                  "Run every graph node on its own (a GPU otherwise computes norms, rope, cache stores and swiglu "
                  "inside the matvecs that read them), to compare with the fused result");
@@ -74,7 +90,8 @@ std::string read_prompt_file(const std::string& path) {
 
 std::unique_ptr<model::Model> open_model(const ModelInput& in) {
     const auto start = std::chrono::steady_clock::now();
-    const FileMemory memory = in.backend == "cpu" && !in.mmap ? FileMemory::HugePageCopy : FileMemory::Mapped;
+    const FileMemory memory =
+        in.backend == "cpu" && in.devices.size() < 2 && !in.mmap ? FileMemory::HugePageCopy : FileMemory::Mapped;
     auto m = std::make_unique<model::Model>(gguf::File::open(in.model, memory));
     // Fault a mapping in now, so that load time is not hidden in the first
     // token (a huge-page copy was read whole when the file was opened).
@@ -134,8 +151,11 @@ model::SessionOptions session_options(const ModelInput& in, const model::Model& 
             .batch = in.batch,
             .n_threads = in.threads,
             .activations = *parse_activation_precision(in.activations),
-            .backend = *parse_backend_kind(in.backend),
+            .backend = !in.devices.empty() && in.backend_option->count() == 0 ? BackendKind::Vulkan
+                                                                                 : *parse_backend_kind(in.backend),
             .device = in.device,
+            .devices = in.devices,
+            .tensor_split = in.tensor_split,
             .fuse = !in.no_fuse};
 }
 

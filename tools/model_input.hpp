@@ -24,14 +24,19 @@ struct ModelInput {
     std::string kv_type = "f16";
     std::string activations = "q16";
     std::string backend = "cpu";
+    const CLI::Option* backend_option = nullptr;  // whether --backend was given
     int device = 0;
+    std::vector<int> devices;          // --devices: the model split by layer between them
+    std::string split_mode = "layer";  // --split-mode: how (the one way there is)
+    std::vector<double> tensor_split;  // --tensor-split: each device's share of the layers
     bool no_fuse = false;
     bool mmap = false;
     bool special = false;
 };
 
 // -m (required), -t, -c/--ctx, --batch, --kv-type, --activations, --backend,
-// --device, --no-fuse, --mmap; numbers checked against their ranges.
+// --device, --devices, --split-mode, --tensor-split, --no-fuse, --mmap;
+// numbers checked against their ranges.
 void add_model_options(CLI::App& cmd, ModelInput& in);
 // -p / -f / --tokens (one of them required unless `optional`), --special.
 void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional = false);

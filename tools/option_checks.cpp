@@ -43,6 +43,16 @@ CLI::Validator finite_number() {
     return finite_validator("a finite number", [](double) { return true; });
 }
 
+CLI::Validator device_index() {
+    return CLI::Validator(
+        [](std::string& input) -> std::string {
+            const bool digits = !input.empty() && input.size() <= 9 &&
+                                std::all_of(input.begin(), input.end(), [](char c) { return c >= '0' && c <= '9'; });
+            return digits ? std::string() : "'" + input + "' is not a device index (see `tessera devices`)";
+        },
+        "a device index");
+}
+
 int max_threads() {
     const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
     return std::min(1024, 4 * hardware);

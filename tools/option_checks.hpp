@@ -13,6 +13,8 @@ CLI::Validator finite_between(double min, double max);
 CLI::Validator finite_above(double min);
 // Any finite number.
 CLI::Validator finite_number();
+// A device index: digits only (each entry of --devices).
+CLI::Validator device_index();
 
 // The most threads -t accepts: four per hardware thread, at most 1024; more
 // only slows every barrier down (a typo such as -t 1000 on 8 cores).

@@ -23,12 +23,19 @@ std::string_view backend_kind_name(BackendKind kind) {
 }
 
 BackendSet make_backends(BackendKind kind, int device, int n_threads) {
+    return make_backends(kind, std::vector<int>{device}, n_threads);
+}
+
+BackendSet make_backends(BackendKind kind, const std::vector<int>& devices, int n_threads) {
+    if (devices.empty()) throw Error("no device to run on: the device list is empty");
     BackendSet set;
+    if (kind == BackendKind::Cpu && devices.size() > 1)
+        throw Error("a model split over " + std::to_string(devices.size()) + " devices needs --backend vulkan");
     if (kind != BackendKind::Cpu) {
         try {
-            set.backends.push_back(std::make_shared<VulkanBackend>(device));
+            for (int device : devices) set.backends.push_back(std::make_shared<VulkanBackend>(device));
         } catch (const VulkanUnavailable& e) {
-            if (kind == BackendKind::Vulkan) throw;
+            if (kind == BackendKind::Vulkan || devices.size() > 1) throw;
             set.notice = std::string("Vulkan unavailable (") + e.what() + "): running on the CPU";
         }
     }

@@ -21,6 +21,7 @@ namespace tessera::vk {
     X(vkGetPhysicalDeviceProperties2)           \
     X(vkGetPhysicalDeviceFeatures2)             \
     X(vkGetPhysicalDeviceMemoryProperties)      \
+    X(vkGetPhysicalDeviceMemoryProperties2)     \
     X(vkGetPhysicalDeviceQueueFamilyProperties) \
     X(vkEnumerateDeviceExtensionProperties)     \
     X(vkCreateDevice)                           \

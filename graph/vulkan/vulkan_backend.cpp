@@ -185,6 +185,8 @@ std::vector<std::string> VulkanBackend::kernel_statistics() const {
 
 std::string VulkanBackend::device_name() const { return device_->info().name; }
 
+std::optional<uint64_t> VulkanBackend::free_memory() const { return device_->free_device_local_bytes(); }
+
 bool VulkanBackend::supports(const Tensor& node) const {
     const VulkanKernel* k = find_kernel<VulkanKernel>(*node.op);
     if (k == nullptr || !k->supports(node)) return false;

@@ -41,6 +41,7 @@ public:
 
     std::string_view name() const override { return "vulkan"; }
     std::string device_name() const override;
+    std::optional<uint64_t> free_memory() const override;
     bool supports(const Tensor& node) const override;
     // Matvec fusions: graph/vulkan/kernels/matvec_fusion.hpp.
     bool inlines(const Tensor& node, std::span<Tensor* const> readers) const override;

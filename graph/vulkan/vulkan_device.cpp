@@ -262,6 +262,18 @@ VulkanDevice::~VulkanDevice() {
     vk::vkDestroyDevice(device_, nullptr);
 }
 
+uint64_t VulkanDevice::free_device_local_bytes() const {
+    if (!has_extension(physical_, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME)) return info_.device_local_bytes;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 props{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &budget};
+    vk::vkGetPhysicalDeviceMemoryProperties2(physical_, &props);
+    uint64_t free = 0;
+    for (uint32_t h = 0; h < props.memoryProperties.memoryHeapCount; ++h)
+        if (props.memoryProperties.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            free += budget.heapBudget[h] - std::min(budget.heapUsage[h], budget.heapBudget[h]);
+    return free;
+}
+
 std::shared_ptr<VulkanDevice> open_vulkan_device(int index) {
     static std::mutex mutex;
     static std::map<int, std::weak_ptr<VulkanDevice>> open;

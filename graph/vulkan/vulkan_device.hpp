@@ -76,6 +76,10 @@ public:
         return info_.on_host_cpu ? std::min(on_gpu, 2 * info_.subgroup_size) : on_gpu;
     }
 
+    // Device-local bytes still free: the driver's budget less its use where
+    // it reports them (VK_EXT_memory_budget), else the device-local heaps' size.
+    uint64_t free_device_local_bytes() const;
+
     MemoryPool& memory() { return *memory_pool_; }
     PipelineCache& pipelines() { return *pipelines_; }
     // The queue is not thread-safe: hold this while submitting.
