@@ -12,6 +12,7 @@
 
 #include "graph/op_def.hpp"
 #include "graph/vulkan/kernels/half_copy.hpp"
+#include "graph/vulkan/kernels/head_norm_rope.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/moe_fusion.hpp"
@@ -199,7 +200,7 @@ bool VulkanBackend::supports(const Tensor& node) const {
 }
 
 bool VulkanBackend::inlines(const Tensor& node, std::span<Tensor* const> readers) const {
-    return vkk::inlines(node, readers) || vkk::moe_inlines(node, readers);
+    return vkk::inlines(node, readers) || vkk::moe_inlines(node, readers) || vkk::head_norm_inlines(node, readers);
 }
 
 void VulkanBackend::register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror) {

@@ -306,6 +306,42 @@ void add_moe_cases(std::vector<OpCase>& v) {
     }
 }
 
+// Qwen3's per-head q and k norms before rope (Layer::head_norm), which the
+// Vulkan backend computes inside the rope and the rope inside the cache store
+// (graph/vulkan/kernels/head_norm_rope.hpp), for 1 and 7 tokens: NEOX with
+// the norm's weight and attn_factor, normal mode over part of a head with
+// frequency factors and no weight, and the rotated rows stored into an F16
+// or F32 cache.
+void add_head_norm_rope_cases(std::vector<OpCase>& v) {
+    constexpr int64_t hd = 64, n_head = 4;
+    auto heads = [](Graph& g, int64_t m, bool weighted) {
+        Tensor* x = reshape(in(g, "in_x", {hd * n_head, m, 1, 1}), {hd, n_head, m, 1});
+        return rms_norm(x, 1e-6f, weighted ? in(g, "in_g", {hd, 1, 1, 1}) : nullptr);
+    };
+    const RopeParams neox{.n_rot = hd, .freq_base = 1000000, .freq_scale = 1, .mode = RopeMode::Neox, .attn_factor = 1.5f};
+    const RopeParams part{.n_rot = 40, .freq_base = 10000, .freq_scale = 0.5f, .mode = RopeMode::Normal};
+    for (int64_t m : {1, 7}) {
+        const std::string of = "_m" + std::to_string(m);
+        v.push_back({"fused_head_norm_rope_neox" + of, [=](Graph& g) {
+                         return rope(heads(g, m, true), positions_from(g, 30, m), neox);
+                     }, 1e-10});
+        v.push_back({"fused_head_norm_rope_part_factors" + of, [=](Graph& g) {
+                         return rope(heads(g, m, false), positions_from(g, 30, m), part, freq_factors(g, 20, 16));
+                     }, 1e-10});
+        v.push_back({"fused_head_norm_rope_into_f16_cache" + of, [=](Graph& g) {
+                         Tensor* pos = positions_from(g, 40, m);
+                         Tensor* k = rope(heads(g, m, true), pos, neox);
+                         return set_rows(filled_f16_cache(g, "kc_head_norm", {hd, 50, n_head, 1}), permute(k, {0, 2, 1, 3}), pos);
+                     }, 1e-7});
+        v.push_back({"fused_head_norm_rope_into_f32_cache" + of, [=](Graph& g) {
+                         static std::vector<float> cache(hd * 50 * n_head);
+                         Tensor* c = g.external("kc_head_norm_f32", GgmlType::F32, {hd, 50, n_head, 1}, cache.data());
+                         Tensor* pos = positions_from(g, 9, m);
+                         return set_rows(c, permute(rope(heads(g, m, false), pos, part), {0, 2, 1, 3}), pos);
+                     }, 1e-10});
+    }
+}
+
 // Cases of windowed_attention: prompt (the tiled shader, on tensor-core
 // devices attention_coopmat.comp for F16) and decode shapes
 // (attention_decode.glsl, split over workgroups from 512 rows), F16 and
@@ -679,6 +715,7 @@ std::vector<OpCase> op_cases() {
                          return matmul(slice_rows(w, 3, 4), in(g, "in_x", {96, 5, 1, 1}));
                      }, 5e-4});
     add_moe_cases(v);
+    add_head_norm_rope_cases(v);
     return v;
 }
 

@@ -1,4 +1,5 @@
 // rope (shaders/rope.comp): one invocation per pair of dims of a head.
+#include "graph/vulkan/kernels/head_norm_rope.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/rope_args.hpp"
@@ -23,6 +24,7 @@ bool supports(const Tensor&) { return true; }  // every rope: F32 [head_dim, n_h
 
 void record(const Tensor& y, Recorder& rec) {
     if (const auto f = fused_matvec(y)) return record_matvec(*f, rec);  // of an inlined matmul
+    if (const auto f = head_norm_rope(y)) return record_head_norm_rope(*f, rec);  // of an inlined rms_norm
     const Tensor &x = *y.src[0], &pos = *y.src[1];
     const RopeParams& rp = y.param<RopeParams>();
     const Tensor* factors = rope_freq_factors(y);
