@@ -17,8 +17,12 @@
 //     matvec's prologue (shaders/quant/matvec.glsl, SWIGLU with EXPERTS);
 //   - the moe_sum, read only by the residual add, is recorded by that add
 //     with the residual as its addend (moe_sum.comp, ADDEND).
-// As with matvec_fusion.hpp, the graph, the CPU and the reference are
-// unchanged, and ExecutorOptions::fuse off runs every node on its own.
+// With the attention's fusions (matvec_fusion.hpp, head_norm_rope.hpp) a
+// Qwen3-30B-A3B layer is 13 dispatches in 9 levels per token, 17 in 12
+// before the norm here and the q/k norms were inlined, 23 in 16 unfused
+// (docs/vulkan.md#mixture-of-experts). As with matvec_fusion.hpp, the
+// graph, the CPU and the reference are unchanged, and
+// ExecutorOptions::fuse off runs every node on its own.
 #pragma once
 
 #include <cstdint>
