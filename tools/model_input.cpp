@@ -91,7 +91,7 @@ std::string read_prompt_file(const std::string& path) {
 std::unique_ptr<model::Model> open_model(const ModelInput& in) {
     const auto start = std::chrono::steady_clock::now();
     const FileMemory memory =
-        in.backend == "cpu" && in.devices.size() < 2 && !in.mmap ? FileMemory::HugePageCopy : FileMemory::Mapped;
+        in.backend == "cpu" && in.devices.empty() && !in.mmap ? FileMemory::HugePageCopy : FileMemory::Mapped;
     auto m = std::make_unique<model::Model>(gguf::File::open(in.model, memory));
     // Fault a mapping in now, so that load time is not hidden in the first
     // token (a huge-page copy was read whole when the file was opened).
