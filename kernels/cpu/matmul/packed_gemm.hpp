@@ -92,6 +92,7 @@ struct PackedGemm {
     static constexpr int kPanelRows = 2 * L::W;
     static constexpr int kTileTokens = 6;
     static constexpr int64_t kDepth = 256;  // a multiple of every type's block
+    static constexpr int64_t kPrefetchPanels = 1;
     static_assert(kDepth % T::block_elems == 0);
 
     struct Panel {
@@ -108,13 +109,30 @@ struct PackedGemm {
             T::dequantize(row[k0 / T::block_elems + b], values + b * T::block_elems);
     }
 
+    // Asks for the weights panel row r will read kPrefetchPanels panels
+    // later (this row further on, or past its end the same row of a later
+    // panel): a panel's rows are many short strided reads, which the
+    // hardware prefetcher does not follow, so unprefetched they wait on DRAM.
+    // Always inlined: GCC takes a function of nothing but prefetches for one
+    // without effects and drops the calls to it.
+    [[gnu::always_inline]] static void prefetch_later(const MatmulArgs& a, int64_t j0, int r, int64_t k0) {
+        const int64_t row_values = (a.k + kDepth - 1) / kDepth * kDepth;
+        int64_t row = j0 + r, k = k0 + kPrefetchPanels * kDepth;
+        for (; k >= row_values; k -= row_values) row += kPanelRows;
+        const auto* blocks = reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + row * a.w_stride);
+        // Whole spans even where the row ends sooner (a prefetch does not fault).
+        for (int64_t s = 0; s < kDepth; s += Span<T>::kValues) Span<T>::prefetch(blocks + (k + s) / T::block_elems, 0);
+    }
+
     // Values [k0, k0 + depth) of panel row r (weight row j0 + r; zeros from `rows` on).
     static void panel_row(const MatmulArgs& a, int64_t j0, int rows, int r, int64_t k0, int64_t depth, float* values) {
-        if (r < rows)
+        if (r < rows) {
+            prefetch_later(a, j0, r, k0);
             dequantize_row(reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride), k0,
                            depth, values);
-        else
+        } else {
             std::fill(values, values + depth, 0.0f);
+        }
     }
 
     // Rows [j0, j0 + rows) over k values [k0, k0 + depth) into the panel
