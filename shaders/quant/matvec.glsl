@@ -94,7 +94,7 @@ const bool NORMED = PROLOGUE == NORM || PROLOGUE == NORM_GAIN;
 const bool X2_AT_X = EXPERTS && !NORMED;
 
 uint xcol[COLS];
-uint x2row[COLS];  // not EXPERTS: where token c's row of x2 starts past x2_first
+uint x2row[COLS];  // not X2_AT_X: where token c's row of x2 starts past x2_first
 bool x_aligned, x2_aligned;
 
 vec4 load_x4(uint c, uint i) {  // x[i..i+3] of token c

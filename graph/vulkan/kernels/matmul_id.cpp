@@ -78,7 +78,7 @@ struct SlotX {
 SlotX inlined_x(const Tensor& y) {
     const Tensor& x = *y.src[1];
     if (x.inlined) return {.glu = &x};
-    if (x.is_view() && x.src[0]->inlined) return {.norm = x.src[0]};
+    if (x.is_view() && x.src[0]->inlined && x.src[0]->op == &ops::kRmsNorm) return {.norm = x.src[0]};
     return {};
 }
 
