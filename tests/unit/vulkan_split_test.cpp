@@ -78,16 +78,16 @@ TEST(VulkanSplit, BatchSessionOnTwoDevicesDecodesAsOnOne) {
     EXPECT_EQ(decode(o), one);
 }
 
-// The backends' names in the order the pass runs them, each run of
-// consecutive nodes of one backend once ("vulkan0 cpu vulkan1").
+// The backends in the order the pass runs them, each run of consecutive
+// nodes of one backend once: devices by name and index ("vulkan0 cpu vulkan1").
 std::string segments(const Executor& exec) {
     std::string s;
     int last = -1;
     for (const Tensor* t : exec.schedule()) {
         if (t->is_view() || t->inlined || t->backend == last) continue;
         last = t->backend;
-        s += (s.empty() ? "" : " ") + std::string(exec.backends()[size_t(last)]->name()) +
-             (last < 2 ? std::to_string(last) : "");
+        const Backend& b = *exec.backends()[size_t(last)];
+        s += (s.empty() ? "" : " ") + std::string(b.name()) + (b.host_addressable() ? "" : std::to_string(last));
     }
     return s;
 }
