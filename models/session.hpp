@@ -78,6 +78,8 @@ public:
     void trace_next_pass(std::string dir) { trace_dir_ = std::move(dir); }
     // The backend nodes run on (the CPU runs what it has no kernel for).
     const Backend& backend() const { return *backends_.front(); }
+    // Every backend, the devices first (several with --devices), then the CPU behind them.
+    const std::vector<std::shared_ptr<Backend>>& backends() const { return backends_; }
     // Takes what the user should hear once about where the model runs: a
     // fallback to the CPU, ops without a kernel on the chosen backend.
     std::string take_notice() { return std::exchange(notice_, {}); }

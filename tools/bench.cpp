@@ -102,7 +102,7 @@ std::string cpu_name() {
 
 struct ModelFacts {
     std::string filename, type;  // type as llama-bench writes model_type, e.g. "llama 1.1B Q4_0"
-    std::string backend, gpu;    // "CPU" or "Vulkan"; the device's name
+    std::string backend, gpu;    // "CPU" or "Vulkan"; the devices' names
     uint64_t size = 0, n_params = 0;
 };
 
@@ -235,7 +235,8 @@ void run_bench(const BenchOptions& o) {
 
     ModelFacts facts = model_facts(*m, o.in.model);
     facts.backend = backend_label(session.backend().name());
-    facts.gpu = session.backend().device_name();
+    for (const auto& b : session.backends())  // a model split between devices names each
+        if (!b->host_addressable()) facts.gpu += (facts.gpu.empty() ? "" : " + ") + b->device_name();
     if (o.output == "md") {
         print_markdown(facts, threads, results);
     } else if (o.output == "json") {
