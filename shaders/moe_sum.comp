@@ -7,8 +7,6 @@
 // probabilities (or, ROUTER_SOFTMAX, its logits) and the ids into shared
 // memory, as moe_weights.comp does; with ADDEND, out = that sum + a (the
 // residual add that reads it, inlined the other way: the add records this).
-// With RANKED (and ROUTER_SOFTMAX) the ids are an inlined topk too, which
-// the first subgroup finds from the logits (moe_rank.glsl).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -18,17 +16,15 @@ layout(constant_id = 1) const bool NORMALIZE = false;
 layout(constant_id = 2) const float SUM_FLOOR = 6.103515625e-5;  // kMoeWeightSumFloor
 layout(constant_id = 4) const bool WEIGHTS = false;
 layout(constant_id = 5) const bool ADDEND = false;
-layout(constant_id = 6) const bool RANKED = false;
 
 layout(binding = 0, scalar) readonly buffer Y { float y[]; };
 layout(binding = 1, scalar) readonly buffer W { float w[]; };  // WEIGHTS: the router's probabilities or logits
-layout(binding = 2, scalar) readonly buffer Ids { int ids[]; };  // WEIGHTS but not RANKED; else w again
+layout(binding = 2, scalar) readonly buffer Ids { int ids[]; };  // WEIGHTS; else w again
 layout(binding = 3, scalar) readonly buffer A { float a[]; };  // ADDEND; else w again
 layout(binding = 4, scalar) writeonly buffer Out { float o[]; };
 layout(binding = 1, scalar) readonly buffer Router { float router[]; };
 
 #include "moe_router.glsl"
-#include "moe_rank.glsl"
 
 layout(push_constant) uniform Push {
     uint d, k, n;
@@ -43,7 +39,6 @@ layout(push_constant) uniform Push {
 
 const uint MAX_K = 64;  // graph/vulkan/kernels/moe_fusion.cpp's kMaxChosen
 shared float weights[MAX_K];
-shared uint chosen[MAX_K];  // RANKED: the token's experts
 
 // Slot j's weight of token t.
 float weight(uint t, uint j) { return WEIGHTS ? weights[j] : w[p.w_first + t * p.w_nb1 + j]; }
@@ -53,23 +48,13 @@ void main() {
     if (t >= p.n) return;
     if (WEIGHTS) {
         const RouterRow row = router_row(p.w_first + t * p.w_nb1, p.n_expert, p.scale);
-        if (RANKED) {
-            if (gl_SubgroupID == 0) {
-                RankPick pick = RankPick(0.0, RANK_NONE);
-                for (uint j = 0; j < p.k; ++j) {
-                    pick = next_ranked(row.first, p.n_expert, pick);
-                    if (subgroupElect()) chosen[j] = pick.expert;
-                }
-            }
-            barrier();
-        }
         if (gl_LocalInvocationID.x == 0) {  // moe_weights.comp's sums, in its order
             const uint ir = p.ids_first + t * p.ids_nb1;
             float sum = 0.0;
             if (NORMALIZE)
-                for (uint j = 0; j < p.k; ++j) sum += router_prob(row, RANKED ? chosen[j] : ids[ir + j]);
+                for (uint j = 0; j < p.k; ++j) sum += router_prob(row, ids[ir + j]);
             const float scale = NORMALIZE ? 1.0 / max(sum, SUM_FLOOR) : 1.0;
-            for (uint j = 0; j < p.k; ++j) weights[j] = router_prob(row, RANKED ? chosen[j] : ids[ir + j]) * scale;
+            for (uint j = 0; j < p.k; ++j) weights[j] = router_prob(row, ids[ir + j]) * scale;
         }
         barrier();
     }

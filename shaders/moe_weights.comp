@@ -3,9 +3,7 @@
 // (k is a handful of experts); with ROUTER_SOFTMAX (moe_router.glsl: probs
 // is an inlined softmax of the router's logits) one workgroup per token,
 // which computes the softmax's row maximum and sum, and whose first
-// invocation writes the weights. With RANKED (and ROUTER_SOFTMAX) the ids
-// are an inlined topk, which the first subgroup finds from the logits
-// (moe_rank.glsl).
+// invocation writes the weights.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -13,14 +11,12 @@
 
 layout(constant_id = 1) const bool NORMALIZE = false;
 layout(constant_id = 2) const float SUM_FLOOR = 6.103515625e-5;  // kMoeWeightSumFloor
-layout(constant_id = 4) const bool RANKED = false;
 
 layout(binding = 0, scalar) readonly buffer Probs { float router[]; };
-layout(binding = 1, scalar) readonly buffer Ids { int ids[]; };  // not RANKED; else probs again
+layout(binding = 1, scalar) readonly buffer Ids { int ids[]; };
 layout(binding = 2, scalar) writeonly buffer W { float w[]; };
 
 #include "moe_router.glsl"
-#include "moe_rank.glsl"
 
 layout(push_constant) uniform Push {
     uint k, n;
@@ -31,29 +27,15 @@ layout(push_constant) uniform Push {
     float scale;    // ROUTER_SOFTMAX: the softmax's
 } p;
 
-const uint MAX_K = 64;    // graph/vulkan/kernels/moe_fusion.cpp's kMaxChosen
-shared uint chosen[MAX_K];  // RANKED: the token's experts
-
 void main() {
     const uint t = ROUTER_SOFTMAX ? flat_group() : flat_group() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (t >= p.n) return;
     const uint ir = p.ids_first + t * p.ids_nb1;
     const RouterRow row = router_row(p.probs_first + t * p.probs_nb1, p.n_expert, p.scale);
-    if (RANKED) {
-        if (gl_SubgroupID == 0) {
-            RankPick pick = RankPick(0.0, RANK_NONE);
-            for (uint j = 0; j < p.k; ++j) {
-                pick = next_ranked(row.first, p.n_expert, pick);
-                if (subgroupElect()) chosen[j] = pick.expert;
-            }
-        }
-        barrier();
-    }
     if (ROUTER_SOFTMAX && gl_LocalInvocationID.x != 0) return;
     float sum = 0.0;
     if (NORMALIZE)
-        for (uint j = 0; j < p.k; ++j) sum += router_prob(row, RANKED ? chosen[j] : ids[ir + j]);
+        for (uint j = 0; j < p.k; ++j) sum += router_prob(row, ids[ir + j]);
     const float scale = NORMALIZE ? 1.0 / max(sum, SUM_FLOOR) : 1.0;
-    for (uint j = 0; j < p.k; ++j)
-        w[p.w_first + t * p.w_nb1 + j] = router_prob(row, RANKED ? chosen[j] : ids[ir + j]) * scale;
+    for (uint j = 0; j < p.k; ++j) w[p.w_first + t * p.w_nb1 + j] = router_prob(row, ids[ir + j]) * scale;
 }

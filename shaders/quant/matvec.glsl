@@ -71,9 +71,6 @@ layout(constant_id = 7) const bool Y_F16 = false;  // SCATTER into an F16 cache
 // matmul_id: each batch is one slot (token, chosen expert), whose expert id
 // is ids[ids_first + batch] (dst_ne1 experts; not with SCATTER).
 layout(constant_id = 10) const bool EXPERTS = false;
-// EXPERTS of an inlined topk: slot j's expert is the token's rank j among
-// the router's logits, dense rows of dst_ne1 from ids_first (moe_rank.glsl).
-layout(constant_id = 11) const bool RANKED = false;
 
 layout(binding = 1, scalar) readonly buffer X { float x[]; };
 layout(binding = 1, scalar) readonly buffer X4 { vec4 x4[]; };  // X again: 16-byte loads when aligned
@@ -82,11 +79,9 @@ layout(binding = 3, scalar) readonly buffer X2 { float x2[]; };  // the gain or 
 layout(binding = 3, scalar) readonly buffer X24 { vec4 x24[]; };
 layout(binding = 4, scalar) readonly buffer Pos { int positions[]; };  // ROPE; else x again
 layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTER or EXPERTS; else x again
-layout(binding = 5, scalar) readonly buffer Router { float router[]; };  // RANKED: the logits
 layout(binding = 6, scalar) readonly buffer Factors { float factors[]; };  // ROPE_FACTORS; else x again
 layout(binding = 7, scalar) writeonly buffer Y { float y[]; };
 layout(binding = 7, scalar) writeonly buffer Y16 { float16_t y16[]; };
-#include "moe_rank.glsl"
 
 const bool NORMED = PROLOGUE == NORM || PROLOGUE == NORM_GAIN;
 // EXPERTS with swiglu: up is laid out as its gate (x) and read at x's
@@ -164,14 +159,11 @@ void finish(uint row, uint col, float sum, float pair) {
     store(row, col, sum);
 }
 
-// EXPERTS: the batch's expert, read (or RANKED, found) here on the GPU, so
-// that a recorded command buffer serves whatever experts the router picks.
-// An id outside the experts reads the last one rather than past the weight.
+// EXPERTS: the batch's expert, read here on the GPU, so that a recorded
+// command buffer serves whatever experts the router picks. An id outside
+// the experts reads the last one rather than past the weight.
 void choose_expert() {
-    if (!EXPERTS) return;
-    const uint b = batch_index();
-    if (RANKED) w_expert = ranked_expert(p.ids_first + b / p.ne2 * p.dst_ne1, p.dst_ne1, b % p.ne2);
-    else w_expert = min(uint(ids[p.ids_first + b]), p.dst_ne1 - 1);
+    if (EXPERTS) w_expert = min(uint(ids[p.ids_first + batch_index()]), p.dst_ne1 - 1);
 }
 
 #ifdef MV_STAGED

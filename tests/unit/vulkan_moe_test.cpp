@@ -80,24 +80,19 @@ TEST(VulkanMoe, RecordedTokenFollowsTheRoutersChoice) {
     }
 }
 
-// One run of `block` on x by an executor of its own, fused or not: the ids
-// (with `ids_out`, else none: then the topk is inlined too), the output and
-// the dispatches recorded.
+// One run of `block` on x by an executor of its own, fused or not: the ids,
+// the output and the dispatches recorded.
 struct BlockRun {
     std::vector<float> ids, out;
     uint32_t dispatches;
 };
 
-BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block, const std::vector<float>& x, bool fuse,
-                   bool ids_out = true) {
-    std::vector<Tensor*> outputs{block.out};
-    if (ids_out) outputs.push_back(block.ids);
-    Executor e(block.g, outputs, {.backends = {vulkan}, .fuse = fuse});
+BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block, const std::vector<float>& x, bool fuse) {
+    Executor e(block.g, {block.out, block.ids}, {.backends = {vulkan}, .fuse = fuse});
     test::fill(block.x, x);
     e.run();
     const auto work = vulkan->last_recorded_work();
-    return {ids_out ? test::values_of(*block.ids) : std::vector<float>{}, test::values_of(*block.out),
-            work ? work->dispatches : 0};
+    return {test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0};
 }
 
 // The fused block records 4 dispatches fewer than its 10 nodes (softmax,
@@ -124,33 +119,6 @@ TEST(VulkanMoe, NormedBlockComputesTheNormInItsReaders) {
     EXPECT_EQ(fused.ids, apart.ids);
     EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
     EXPECT_EQ(fused.dispatches + 5, apart.dispatches);
-}
-
-// As in a decoder, where nothing else reads the ids: the topk is found by
-// its readers too (gate, up, down and the sum's weights rank the router's
-// logits, shaders/moe_rank.glsl), so the normed block's 11 nodes are 5
-// dispatches: router (with the norm), gate, up, down, sum + residual. One
-// executor each, fused and not, run on three tokens: the resubmitted
-// command buffer ranks each token's logits anew.
-TEST(VulkanMoe, UnreadIdsAreRankedByTheirReaders) {
-    TESSERA_VULKAN_OR_SKIP(vulkan);
-    MoeBlock fused_block(true), apart_block(true);
-    Executor fused(fused_block.g, {fused_block.out}, {.backends = {vulkan}});
-    Executor apart(apart_block.g, {apart_block.out}, {.backends = {vulkan}, .fuse = false});
-    auto dispatches = [&] {  // of the run just done
-        const auto work = vulkan->last_recorded_work();
-        return work ? work->dispatches : 0;
-    };
-    for (uint32_t round = 0; round < 3; ++round) {
-        const std::vector<float> x = test::random_floats(size_t(kDim), 30 + round, 2.0f);
-        test::fill(fused_block.x, x);
-        fused.run();
-        EXPECT_EQ(dispatches(), 5u);
-        test::fill(apart_block.x, x);
-        apart.run();
-        EXPECT_EQ(dispatches(), 11u);
-        EXPECT_LE(test::nmse(test::values_of(*apart_block.out), test::values_of(*fused_block.out)), 1e-10) << "round " << round;
-    }
 }
 
 }  // namespace

@@ -8,8 +8,7 @@
 // chosen experts' rows are read (a slot per expert a token chooses).
 // An inlined swiglu (moe_fusion.hpp: the down projection's x) is the
 // matvec's SWIGLU prologue: gate's and up's values at the slot's offset;
-// an inlined rms_norm (gate's and up's x) its NORM or NORM_GAIN prologue;
-// the ids of an inlined topk are found by the matvec from the router's logits.
+// an inlined rms_norm (gate's and up's x) its NORM or NORM_GAIN prologue.
 // More tokens: shaders/matmul_id_route.comp lists the slots of each expert
 // in scratch memory, then the tiled matmul (shaders/quant/matmul.glsl,
 // EXPERTS) gives each expert a batch whose columns are its slots: each
@@ -21,7 +20,6 @@
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matmul_variants.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
-#include "graph/vulkan/kernels/moe_fusion.hpp"
 #include "graph/vulkan/kernels/weight_shaders.hpp"
 #include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/shader_library.hpp"
@@ -35,8 +33,7 @@ namespace {
 // shaders/matmul_id_route.comp's MAX_EXPERTS (its counts in shared memory).
 constexpr int64_t kRouteMaxExperts = 1024;
 constexpr uint32_t kRouteGroup = 256;
-// matvec.glsl's EXPERTS (RANKED follows); constants 8 and 9 belong to the
-// staged variants.
+// matvec.glsl's EXPERTS; constants 8 and 9 belong to the staged variants.
 constexpr uint32_t kExpertsConstant = 10;
 // matvec.glsl's PROLOGUE: NORM, NORM_GAIN, SWIGLU.
 constexpr uint32_t kNormPrologue = 1, kNormGainPrologue = 2, kSwigluPrologue = 3;
@@ -87,9 +84,7 @@ void record_per_slot(const Tensor& y, Recorder& rec) {
     const auto [glu, norm] = inlined_x(y);
     // x laid out as y.src[1]: a norm's source has the norm's (and its view's) rows.
     const Tensor& x = glu ? *glu->src[0] : norm ? *norm->src[0] : *y.src[1];
-    const Tensor* logits = ranked_logits(ids);  // an inlined topk: the slots rank them
-    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
-    const BoundTensor bids = rec.bind(logits ? *logits : ids);
+    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y), bids = rec.bind(ids);
     const bool gain = norm && norm->src.size() > 1;
     const BoundTensor bx2 = glu ? rec.bind(*glu->src[1]) : gain ? rec.bind(*norm->src[1]) : bx;
     MatmulPush push = slot_push(y, bw, bx, by, bids);
@@ -100,7 +95,7 @@ void record_per_slot(const Tensor& y, Recorder& rec) {
     MatvecLaunch launch =
         matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.k, 1, false, {0, prologue, 0, 0, 0});
     launch.spec.resize(kExpertsConstant, 0);
-    launch.spec.insert(launch.spec.end(), {1, uint32_t(logits != nullptr)});  // EXPERTS, RANKED
+    launch.spec.push_back(1);
     rec.dispatch(launch.shader, launch.spec, {bw, bx, bx, bx2, bx, bids, bx}, {by}, push,
                  groups_of(push.n, launch.group_rows), uint32_t(y.ne[1] * y.ne[2]));
 }

@@ -37,19 +37,6 @@ bool router_softmax(const Tensor& s, std::span<Tensor* const> readers) {
            });
 }
 
-// A topk of an inlined router softmax of scale 1, read by matmul_id matvecs
-// (as their ids) and by moe_weights of that softmax: each finds the experts
-// itself from the logits (shaders/moe_rank.glsl).
-bool ranked_topk(const Tensor& k, std::span<Tensor* const> readers) {
-    if (!is(k, ops::kTopk) || k.ne[0] > kMaxChosen || !router_rows(k) || !k.is_contiguous()) return false;
-    const Tensor* logits = inlined_softmax_input(*k.src[0]);
-    if (!logits || k.src[0]->param<SoftmaxParams>().scale != 1.0f || !logits->is_contiguous()) return false;
-    return all_of(readers, [&](const Tensor& r) {
-        if (is(r, ops::kMoeWeights)) return r.src[1] == &k && r.src[0] == k.src[0];
-        return is(r, ops::kMatmulId) && r.src[2] == &k && r.ne[2] <= kMatvecMaxTokens && r.src[0]->ne[2] == logits->ne[0];
-    });
-}
-
 // Weights read only by a moe_sum, few enough for its shared memory.
 bool summed_weights(const Tensor& w, std::span<Tensor* const> readers) {
     return is(w, ops::kMoeWeights) && w.ne[0] <= kMaxChosen && router_rows(*w.src[0]) &&
@@ -104,16 +91,12 @@ bool summed_into_add(const Tensor& s, std::span<Tensor* const> readers) {
 }  // namespace
 
 bool moe_inlines(const Tensor& node, std::span<Tensor* const> readers) {
-    return expert_norm(node, readers) || router_softmax(node, readers) || ranked_topk(node, readers) ||
-           summed_weights(node, readers) || expert_glu(node, readers) || summed_into_add(node, readers);
+    return expert_norm(node, readers) || router_softmax(node, readers) || summed_weights(node, readers) ||
+           expert_glu(node, readers) || summed_into_add(node, readers);
 }
 
 const Tensor* inlined_softmax_input(const Tensor& probs) {
     return probs.inlined && is(probs, ops::kSoftmax) ? probs.src[0] : nullptr;
-}
-
-const Tensor* ranked_logits(const Tensor& ids) {
-    return ids.inlined && is(ids, ops::kTopk) ? inlined_softmax_input(*ids.src[0]) : nullptr;
 }
 
 MoeSumAdd moe_sum_of_add(const Tensor& add) {

@@ -50,10 +50,6 @@ bool moe_inlines(const Tensor& node, std::span<Tensor* const> readers);
 // ROUTER_SOFTMAX), else nullptr.
 const Tensor* inlined_softmax_input(const Tensor& probs);
 
-// The router's logits when `ids` is an inlined topk (shaders/moe_rank.glsl:
-// its readers rank them), else nullptr.
-const Tensor* ranked_logits(const Tensor& ids);
-
 // Records moe_sum node `sum` (moe_sum.cpp), its weights computed in it when
 // they are an inlined moe_weights, writing `out`: the sum itself, or an
 // inlined sum's add with the add's other operand `addend`.

@@ -1,7 +1,7 @@
 // moe_sum (shaders/moe_sum.comp): one invocation per value of the output,
 // a token's row split over workgroups as the elementwise kernels split it.
-// With an inlined moe_weights (and router softmax, and topk) it computes the
-// weights (and finds the experts) itself; inlined into the residual add, the add records it with the
+// With an inlined moe_weights (and router softmax) it computes the weights
+// itself; inlined into the residual add, the add records it with the
 // residual (moe_fusion.hpp).
 #include <algorithm>
 #include <bit>
@@ -47,8 +47,7 @@ void record_moe_sum(const Tensor& sum, const Tensor* addend, const Tensor& out, 
     const Tensor* logits = weights ? inlined_softmax_input(*weights->src[0]) : nullptr;
     const Tensor& w = logits ? *logits : weights ? *weights->src[0] : *sum.src[1];
     const BoundTensor by = rec.bind(y), bw = rec.bind(w), bo = rec.bind(out);
-    const bool ranked = weights && ranked_logits(*weights->src[1]);  // the weights' ids: an inlined topk
-    const BoundTensor bids = weights && !ranked ? rec.bind(*weights->src[1]) : bw, ba = addend ? rec.bind(*addend) : bw;
+    const BoundTensor bids = weights ? rec.bind(*weights->src[1]) : bw, ba = addend ? rec.bind(*addend) : bw;
     Push push{uint32_t(out.ne[0]), uint32_t(y.ne[1]),     uint32_t(out.ne[1]), by.first(4),
               uint32_t(y.nb[1] / 4), uint32_t(y.nb[2] / 4), bw.first(4),         uint32_t(w.nb[1] / 4),
               bo.first(4),         uint32_t(out.nb[1] / 4)};
@@ -70,7 +69,7 @@ void record_moe_sum(const Tensor& sum, const Tensor* addend, const Tensor& out, 
     const uint32_t parts = uint32_t(std::clamp<int64_t>((out.ne[0] + 4 * kGroup - 1) / (4 * kGroup), 1, 65535));
     rec.dispatch("moe_sum",
                  {kGroup, normalize, std::bit_cast<uint32_t>(kMoeWeightSumFloor), uint32_t(logits != nullptr),
-                  uint32_t(weights != nullptr), uint32_t(addend != nullptr), uint32_t(ranked)},
+                  uint32_t(weights != nullptr), uint32_t(addend != nullptr)},
                  {by, bw, bids, ba}, {bo}, push, push.n, parts);
 }
 

@@ -1,6 +1,5 @@
 // moe_weights (shaders/moe_weights.comp): one invocation per token; of an
-// inlined router softmax (moe_fusion.hpp), one workgroup per token, which
-// also finds the experts where the ids are an inlined topk.
+// inlined router softmax (moe_fusion.hpp), one workgroup per token.
 #include <bit>
 
 #include "graph/vulkan/kernels/kernels.hpp"
@@ -30,15 +29,14 @@ bool supports(const Tensor& w) { return dense_rows(w, 4); }  // probs and ids: d
 void record(const Tensor& w, Recorder& rec) {
     const Tensor* logits = inlined_softmax_input(*w.src[0]);
     const Tensor &probs = logits ? *logits : *w.src[0], &ids = *w.src[1];
-    const bool ranked = ranked_logits(ids) != nullptr;  // an inlined topk of the same logits
-    const BoundTensor bp = rec.bind(probs), bi = ranked ? bp : rec.bind(ids), bw = rec.bind(w);
+    const BoundTensor bp = rec.bind(probs), bi = rec.bind(ids), bw = rec.bind(w);
     Push push{uint32_t(w.ne[0]),   uint32_t(w.ne[1]),         bp.first(4), uint32_t(probs.nb[1] / 4),
                     bi.first(4),         uint32_t(ids.nb[1] / 4),   bw.first(4), uint32_t(w.nb[1] / 4)};
     const uint32_t normalize = w.param<MoeWeightsParams>().normalize, floor = std::bit_cast<uint32_t>(kMoeWeightSumFloor);
     if (logits) {
         push.n_expert = uint32_t(probs.ne[0]);
         push.scale = w.src[0]->param<SoftmaxParams>().scale;
-        rec.dispatch("moe_weights", {kRouterGroup, normalize, floor, 1, uint32_t(ranked)}, {bp, bi}, {bw}, push, push.n);
+        rec.dispatch("moe_weights", {kRouterGroup, normalize, floor, 1}, {bp, bi}, {bw}, push, push.n);
     } else {
         rec.dispatch("moe_weights", {kGroup, normalize, floor}, {bp, bi}, {bw}, push, (push.n + kGroup - 1) / kGroup);
     }
