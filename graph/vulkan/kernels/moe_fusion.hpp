@@ -3,7 +3,7 @@
 // their readers (VulkanBackend::inlines), so that for a token in generation
 //   ffn rms_norm -> router matmul -> softmax -> topk -> moe_weights
 //   gate, up matmul_id -> swiglu -> down matmul_id -> moe_sum -> add
-// is 5 dispatches instead of 11, in 4 levels instead of 9:
+// is 6 dispatches instead of 11, in 5 levels instead of 9:
 //   - the rms_norm, read by the router's matvec and (one row per token) by
 //     gate and up, is computed by each of them from its own loads of x
 //     (shaders/quant/matvec.glsl, PROLOGUE NORM or NORM_GAIN with EXPERTS),
@@ -11,10 +11,6 @@
 //   - the router's softmax, read by a topk and a moe_weights, is computed by
 //     each of them from the logits (shaders/moe_router.glsl), in the
 //     softmax kernel's steps: the same probabilities;
-//   - the topk, read by the matmul_ids' matvecs (their ids) and a
-//     moe_weights, is found by each of them from the logits
-//     (shaders/moe_rank.glsl: topk's order, but for probabilities that
-//     round equal);
 //   - the moe_weights, read by the moe_sum, is computed by each of its
 //     workgroups into shared memory (shaders/moe_sum.comp, WEIGHTS);
 //   - the swiglu, read by the down matmul_id of a few tokens, is the down
@@ -22,9 +18,10 @@
 //   - the moe_sum, read only by the residual add, is recorded by that add
 //     with the residual as its addend (moe_sum.comp, ADDEND).
 // With the attention's fusions (matvec_fusion.hpp, head_norm_rope.hpp) a
-// Qwen3-30B-A3B layer is 12 dispatches in 8 levels per token, 17 in 12
-// before the norm and topk here and the q/k norms were inlined, 23 in 16
-// unfused (docs/vulkan.md#mixture-of-experts). As with matvec_fusion.hpp, the
+// Qwen3-30B-A3B layer is 13 dispatches in 9 levels per token, 17 in 12
+// before the norm here and the q/k norms were inlined, 23 in 16 unfused
+// (docs/vulkan.md#mixture-of-experts; the topk found by its readers, one
+// level less, was slower on an H200 and is not done). As with matvec_fusion.hpp, the
 // graph, the CPU and the reference are unchanged, and
 // ExecutorOptions::fuse off runs every node on its own.
 #pragma once
