@@ -11,10 +11,10 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <vector>
 
+#include "bench/executor_timing.hpp"
 #include "bench/random_values.hpp"
 #include "graph/cpu/cpu_backend.hpp"
 #include "graph/executor.hpp"
@@ -50,14 +50,7 @@ void BM_DeviceBoundary(benchmark::State& state) {
     Executor exec(g, {y}, options);
     const auto v = random_floats(size_t(width), 3);
     std::copy(v.begin(), v.end(), static_cast<float*>(x->data));
-    exec.run();
-    double seconds = 0;
-    for (auto _ : state) {
-        const auto start = std::chrono::steady_clock::now();
-        exec.run();
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-    state.counters["us/run"] = seconds / double(state.iterations()) * 1e6;
+    state.counters["us/run"] = seconds_per_run(state, exec) * 1e6;
     state.counters["transfers"] = double(std::count_if(exec.schedule().begin(), exec.schedule().end(),
                                                        [](const Tensor* t) { return t->op == &ops::kTransfer; }));
 }

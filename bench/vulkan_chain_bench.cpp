@@ -16,11 +16,11 @@
 // bandwidth. Skipped without a device.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "bench/executor_timing.hpp"
 #include "bench/random_values.hpp"
 #include "graph/executor.hpp"
 #include "graph/vulkan/vulkan_backend.hpp"
@@ -42,15 +42,9 @@ std::shared_ptr<VulkanBackend> open_backend(benchmark::State& state) {
 
 // Runs `exec` once to record it, then per iteration; sets the counters.
 void time_runs(benchmark::State& state, Executor& exec, const VulkanBackend& vulkan, int64_t levels) {
-    exec.run();
-    double seconds = 0;
-    for (auto _ : state) {
-        const auto start = std::chrono::steady_clock::now();
-        exec.run();
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
+    const double seconds = seconds_per_run(state, exec);
     const RecordStats stats = vulkan.last_record_stats();
-    state.counters["us/level"] = seconds / double(state.iterations()) / double(levels) * 1e6;
+    state.counters["us/level"] = seconds / double(levels) * 1e6;
     state.counters["dispatches"] = double(stats.dispatches);
     state.counters["barriers"] = double(stats.barriers);
 }
