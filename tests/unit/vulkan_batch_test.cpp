@@ -53,7 +53,7 @@ TEST(VulkanBatch, DecodePassOfSeveralSequencesRunsWhollyOnTheDevice) {
 
 // Sequences with prompts of different lengths decode together; the
 // shortest stop early, so the last steps have idle sequences. Nine of them
-// fill three column groups of the matvec (matvec_fusion.hpp: kMatvecCols),
+// fill several column groups of the matvec (matvec_fusion.hpp: kMatvecCols),
 // whose prologues, ropes and cache stores must each take their own tokens.
 void expect_decoding_together_as_alone(const std::filesystem::path& conformance, int n_seq) {
     const Model m = Model::open((conformance / "models" / "stories260K-F32.gguf").string());

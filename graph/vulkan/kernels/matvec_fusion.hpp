@@ -32,7 +32,7 @@ namespace tessera::vkk {
 // which for a batch of decoding sequences beats the tiled matmul whose
 // tiles they would leave mostly empty (docs/vulkan.md#batched-decoding).
 constexpr int64_t kMatvecMaxTokens = 16;
-constexpr uint32_t kMatvecCols = 4;
+constexpr uint32_t kMatvecCols = 2;
 
 struct FusedMatvec {
     const Tensor* matmul = nullptr;  // y = W x (+ its addend)
