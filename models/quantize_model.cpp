@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "kernels/quant/registry.hpp"
@@ -47,6 +48,19 @@ const Mix* mix_of(const QuantizePlan& plan) {
 // the first and last eighth, and every third layer in between.
 bool use_more_bits(int64_t layer, int64_t n_layer) {
     return layer < n_layer / 8 || layer >= 7 * n_layer / 8 || (layer - n_layer / 8) % 3 == 2;
+}
+
+// The type llama-quantize puts in place of a k-quant whose blocks of 256
+// do not fit a tensor's rows.
+std::optional<GgmlType> k_quant_fallback(GgmlType type) {
+    switch (type) {
+        case GgmlType::Q2_K:
+        case GgmlType::Q3_K: return GgmlType::IQ4_NL;
+        case GgmlType::Q4_K: return GgmlType::Q5_0;
+        case GgmlType::Q5_K: return GgmlType::Q5_1;
+        case GgmlType::Q6_K: return GgmlType::Q8_0;
+        default: return std::nullopt;
+    }
 }
 
 // The N of "blk.N.", or -1.
@@ -128,8 +142,17 @@ GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t 
         const auto q6k = ggml_type_traits(GgmlType::Q6_K);
         if (bits_per_weight(want) < bits_per_weight(q6k)) want = q6k;
     }
+    return fitting_type(want.id, row_elems);
+}
+
+GgmlType fitting_type(GgmlType wanted, uint64_t row_elems) {
+    const GgmlTypeTraits want = ggml_type_traits(wanted);
     if (row_elems % want.block_elems == 0) return want.id;
-    // Fallback: the cheapest enabled type with a fitting block and at least the precision asked for.
+    // llama-quantize's replacement of a k-quant (blocks of 256) where it is enabled and fits.
+    if (const std::optional<GgmlType> k = k_quant_fallback(want.id); k && find_quant_type(*k) &&
+                                                                      row_elems % ggml_type_traits(*k).block_elems == 0)
+        return *k;
+    // Else the cheapest enabled type with a fitting block and at least the precision asked for.
     const QuantTypeEntry* best = nullptr;
     for (const auto& e : enabled_quant_types()) {
         if (row_elems % e.traits.block_elems != 0 || bits_per_weight(e.traits) < bits_per_weight(want)) continue;
@@ -147,6 +170,29 @@ bool is_fallback(const std::string& name, size_t n_dims, GgmlType chosen, const 
            !(projects_logits && !plan.pure);
 }
 
+GgmlType choose_model_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
+                                  const QuantizePlan& plan, const QuantizeFacts& facts, bool& fallback) {
+    fallback = false;
+    if (facts.n_expert > 0 && name.ends_with(".ffn_gate_inp.weight")) return source;
+    const bool quantized = ggml_type_traits(plan.target).block_elems > 1;
+    if (facts.n_expert == 8 && quantized && !plan.pure) {
+        std::optional<GgmlType> want;
+        if (name.ends_with(".attn_k.weight") || name.ends_with(".attn_v.weight")) want = GgmlType::Q8_0;
+        if (name.ends_with(".attn_output.weight") && plan.name() == "Q4_K_M") want = GgmlType::Q5_K;
+        if (want && find_quant_type(*want)) {
+            const GgmlType type = fitting_type(*want, row_elems);
+            fallback = type != *want;
+            return type;
+        }
+    }
+    std::string as = name;
+    if (const size_t at = as.find("_exps.weight"); at != std::string::npos) as.replace(at, 5, "");
+    const size_t dims = std::min<size_t>(n_dims, 2);  // an expert tensor: its experts' matrices
+    const GgmlType type = choose_tensor_type(as, row_elems, dims, source, plan, facts.n_layer, facts.output_tied);
+    fallback = is_fallback(as, dims, type, plan, facts.output_tied);
+    return type;
+}
+
 QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path, const QuantizePlan& plan,
                               const std::function<void(const std::string&)>& log) {
     require_quant_type(plan.target, "quantize target");
@@ -159,14 +205,19 @@ QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path,
     writer.add_kv("general.quantization_version", gguf::Value{uint32_t{2}});
     if (const auto ftype = plan.llama_file_type()) writer.add_kv("general.file_type", gguf::Value{*ftype});
 
-    int64_t n_layer = 0;
-    if (const gguf::Value* arch = in.find("general.architecture"); arch && arch->as_string())
-        if (const gguf::Value* blocks = in.find(*arch->as_string() + ".block_count"))
-            n_layer = blocks->as_int().value_or(0);
-    const bool output_tied = in.find_tensor("output.weight") == nullptr;
+    QuantizeFacts facts{.output_tied = in.find_tensor("output.weight") == nullptr};
+    if (const gguf::Value* arch = in.find("general.architecture"); arch && arch->as_string()) {
+        auto count = [&](const char* key) {
+            const gguf::Value* v = in.find(*arch->as_string() + key);
+            return v ? v->as_int().value_or(0) : 0;
+        };
+        facts.n_layer = count(".block_count");
+        facts.n_expert = count(".expert_count");
+    }
     QuantizeReport report;
     for (const auto& t : in.tensors()) {
-        const GgmlType type = choose_tensor_type(t.name, t.ne[0], t.ne.size(), t.type.id, plan, n_layer, output_tied);
+        bool fallback = false;
+        const GgmlType type = choose_model_tensor_type(t.name, t.ne[0], t.ne.size(), t.type.id, plan, facts, fallback);
         report.bytes_in += t.data.size();
         const auto& out_traits = ggml_type_traits(type);
         report.bytes_out += row_bytes(out_traits, t.ne[0]) * t.n_rows();
@@ -180,7 +231,6 @@ QuantizeReport quantize_model(const gguf::File& in, const std::string& out_path,
             const auto& to = require_quant_type(type, "quantize target for " + t.name);
             writer.add_tensor(t.name, type, t.ne, [&t, &from, &to](std::span<uint8_t> dst) { convert_rows(t, from, to, dst); });
             ++report.tensors_quantized;
-            const bool fallback = is_fallback(t.name, t.ne.size(), type, plan, output_tied);
             if (fallback) ++report.tensors_fallback;
             std::snprintf(line, sizeof line, "%-32s %-7s -> %-7s%s", t.name.c_str(), std::string(t.type.name).c_str(),
                           std::string(out_traits.name).c_str(),

@@ -39,15 +39,37 @@ struct QuantizeReport {
     uint64_t bytes_out = 0;
 };
 
-// The type a weight tensor gets under `plan`. Rows whose length is not a
-// multiple of the chosen type's block fall back to the cheapest enabled type
-// whose block fits and whose bits per weight are at least the target's
-// (ties: the lower type id, so F16 before BF16); F32 if none fits.
+// The type a weight tensor gets under `plan`; rows whose length is not a
+// multiple of the chosen type's block fall back (fitting_type).
 // n_layer: the model's block count (for the mixes' per-layer rule).
 // output_tied: the file has no output.weight, so token_embd.weight also
 // projects the logits and gets the output's type (as llama.cpp quantizes it).
 GgmlType choose_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
                             const QuantizePlan& plan, int64_t n_layer, bool output_tied = false);
+
+// What choose_model_tensor_type needs to know of the model beside the tensor.
+struct QuantizeFacts {
+    int64_t n_layer = 0;
+    int64_t n_expert = 0;  // 0: not a mixture of experts
+    bool output_tied = false;
+};
+
+// The type a weight gets under `plan` in a model, as llama-quantize types it:
+// choose_tensor_type's answer, an expert tensor (`ffn_*_exps`) typed as its
+// dense counterpart, and for mixtures of experts what llama-quantize adds:
+// the router (`ffn_gate_inp`) keeps its source type; in models of 8 experts
+// (Mixtral) attn_k and attn_v get Q8_0 and Q4_K_M's attn_output Q5_K, where
+// their rows fit those blocks. `fallback`: whether the rows did not fit the
+// type the plan asks for (is_fallback).
+GgmlType choose_model_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
+                                  const QuantizePlan& plan, const QuantizeFacts& facts, bool& fallback);
+
+// `wanted` if its blocks fit rows of row_elems values; else what
+// llama-quantize puts in place of a k-quant (Q4_K -> Q5_0, Q5_K -> Q5_1,
+// Q6_K -> Q8_0, Q2_K and Q3_K -> IQ4_NL) where that is enabled and fits;
+// else the cheapest enabled type whose block fits and whose bits per weight
+// are at least wanted's (ties: the lower type id, so F16 before BF16); F32 if none fits.
+GgmlType fitting_type(GgmlType wanted, uint64_t row_elems);
 
 // Whether `chosen`, choose_tensor_type's answer for a tensor, is a fallback
 // from what the plan asks for (rows that do not fit its block): neither the

@@ -100,29 +100,11 @@ bool wants_optional(const ModelShape& s, std::string_view role) {
     return false;
 }
 
-// The type llama-quantize gives a weight under the plan: choose_tensor_type's
-// (`as` a name its rules know: an expert tensor as its dense counterpart),
-// and for mixtures of experts what llama-quantize adds: the router stays F32;
-// in models of 8 experts (Mixtral) attn_k and attn_v get Q8_0 and Q4_K_M's
-// attn_output Q5_K, where their rows fit those blocks. `fallback`: the rows
-// did not fit the type the plan asks for.
+// The type llama-quantize gives a weight of an F32 model under the plan.
 GgmlType weight_type(const std::string& name, int64_t row_elems, const ModelShape& s, const QuantizePlan& plan,
                      bool& fallback) {
-    fallback = false;
-    if (name.ends_with(".ffn_gate_inp.weight")) return GgmlType::F32;
-    const bool quantized = ggml_type_traits(plan.target).block_elems > 1;
-    auto fits = [&](GgmlType t) { return find_quant_type(t) && row_elems % ggml_type_traits(t).block_elems == 0; };
-    if (s.n_expert == 8 && quantized && !plan.pure) {
-        if ((name.ends_with(".attn_k.weight") || name.ends_with(".attn_v.weight")) && fits(GgmlType::Q8_0))
-            return GgmlType::Q8_0;
-        if (name.ends_with(".attn_output.weight") && plan.name() == "Q4_K_M" && fits(GgmlType::Q5_K))
-            return GgmlType::Q5_K;
-    }
-    std::string as = name;
-    if (const size_t at = as.find("_exps.weight"); at != std::string::npos) as.replace(at, 5, "");
-    const GgmlType type = choose_tensor_type(as, uint64_t(row_elems), 2, GgmlType::F32, plan, s.n_layer, s.tied_output);
-    fallback = is_fallback(as, 2, type, plan, s.tied_output);
-    return type;
+    const QuantizeFacts facts{.n_layer = s.n_layer, .n_expert = s.n_expert, .output_tied = s.tied_output};
+    return choose_model_tensor_type(name, uint64_t(row_elems), 2, GgmlType::F32, plan, facts, fallback);
 }
 
 }  // namespace

@@ -134,6 +134,24 @@ TEST(Cli, QuantizeMixesLikeLlamaCpp) {
     }
 }
 
+// A mixture of experts too: experts typed as their dense counterparts, the
+// router kept F32, as llama-quantize typed the conformance set's qwen3moe files.
+TEST(Cli, QuantizeTypesMixturesOfExpertsLikeLlamaCpp) {
+    TESSERA_REQUIRE_CONFORMANCE(dir);
+    const fs::path models = dir / "arch" / "models";
+    if (!fs::exists(models / "tiny-qwen3moe-F32.gguf")) GTEST_SKIP() << "no arch/models/tiny-qwen3moe-F32.gguf";
+    for (const std::string type : {"Q4_K_M", "Q8_0"}) {
+        const auto out = temp_path("tiny-qwen3moe-" + type + ".gguf");
+        auto r = run_cli("quantize -q " + (models / "tiny-qwen3moe-F32.gguf").string() + " " + out.string() + " " + type);
+        ASSERT_EQ(r.exit_code, 0) << r.out;
+        const auto ours = gguf::File::open(out.string());
+        const auto ref = gguf::File::open((models / ("tiny-qwen3moe-" + type + ".gguf")).string());
+        ASSERT_EQ(ours.tensors().size(), ref.tensors().size());
+        for (const auto& t : ref.tensors()) EXPECT_EQ(ours.tensor(t.name).type.id, t.type.id) << type << " " << t.name;
+        fs::remove(out);
+    }
+}
+
 TEST(Cli, MakeModelWritesALoadableLlama) {
     const auto out = temp_path("synthetic.gguf");
     auto r = run_cli("make-model -q --shape custom --n-vocab 600 --n-embd 256 --n-layer 8 --n-head 4 --n-head-kv 2 "
