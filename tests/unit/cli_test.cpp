@@ -118,38 +118,37 @@ TEST(Cli, QuantizeModel) {
     EXPECT_FALSE(fs::exists(out));
 }
 
+// Quantizes the F32 file `f32` to `type` and expects every tensor's type, and
+// the file type, of `reference`, which llama-quantize made from the same file.
+void expect_quantized_as(const fs::path& f32, const std::string& type, const fs::path& reference) {
+    SCOPED_TRACE(reference.filename().string());
+    const auto out = temp_path("quantized-" + type + ".gguf");
+    auto r = run_cli("quantize -q " + f32.string() + " " + out.string() + " " + type);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto ours = gguf::File::open(out.string());
+    const auto ref = gguf::File::open(reference.string());
+    ASSERT_EQ(ours.tensors().size(), ref.tensors().size());
+    for (const auto& t : ref.tensors()) EXPECT_EQ(ours.tensor(t.name).type.id, t.type.id) << t.name;
+    EXPECT_EQ(ours.get_uint("general.file_type"), ref.get_uint("general.file_type"));
+    fs::remove(out);
+}
+
 // The mixes choose every tensor's type as llama-quantize did for the conformance files.
 TEST(Cli, QuantizeMixesLikeLlamaCpp) {
     TESSERA_REQUIRE_CONFORMANCE(dir);
-    for (const std::string mix : {"Q4_K_M", "Q5_K_M"}) {
-        const auto out = temp_path("tiny-" + mix + ".gguf");
-        auto r = run_cli("quantize -q " + (dir / "models/tiny-gqa-F32.gguf").string() + " " + out.string() + " " + mix);
-        ASSERT_EQ(r.exit_code, 0) << r.out;
-        const auto ours = gguf::File::open(out.string());
-        const auto ref = gguf::File::open((dir / ("models/tiny-gqa-" + mix + ".gguf")).string());
-        ASSERT_EQ(ours.tensors().size(), ref.tensors().size());
-        for (const auto& t : ref.tensors()) EXPECT_EQ(ours.tensor(t.name).type.id, t.type.id) << mix << " " << t.name;
-        EXPECT_EQ(ours.get_uint("general.file_type"), ref.get_uint("general.file_type")) << mix;
-        fs::remove(out);
-    }
+    for (const std::string mix : {"Q4_K_M", "Q5_K_M"})
+        expect_quantized_as(dir / "models/tiny-gqa-F32.gguf", mix, dir / ("models/tiny-gqa-" + mix + ".gguf"));
 }
 
 // A mixture of experts too: experts typed as their dense counterparts, the
-// router kept F32, as llama-quantize typed the conformance set's qwen3moe files.
+// router kept F32, rows that no k-quant block fits given llama-quantize's
+// replacements (the tiny qwen3moe's rows of 64).
 TEST(Cli, QuantizeTypesMixturesOfExpertsLikeLlamaCpp) {
     TESSERA_REQUIRE_CONFORMANCE(dir);
     const fs::path models = dir / "arch" / "models";
     if (!fs::exists(models / "tiny-qwen3moe-F32.gguf")) GTEST_SKIP() << "no arch/models/tiny-qwen3moe-F32.gguf";
-    for (const std::string type : {"Q4_K_M", "Q8_0"}) {
-        const auto out = temp_path("tiny-qwen3moe-" + type + ".gguf");
-        auto r = run_cli("quantize -q " + (models / "tiny-qwen3moe-F32.gguf").string() + " " + out.string() + " " + type);
-        ASSERT_EQ(r.exit_code, 0) << r.out;
-        const auto ours = gguf::File::open(out.string());
-        const auto ref = gguf::File::open((models / ("tiny-qwen3moe-" + type + ".gguf")).string());
-        ASSERT_EQ(ours.tensors().size(), ref.tensors().size());
-        for (const auto& t : ref.tensors()) EXPECT_EQ(ours.tensor(t.name).type.id, t.type.id) << type << " " << t.name;
-        fs::remove(out);
-    }
+    for (const std::string type : {"Q4_K_M", "Q8_0"})
+        expect_quantized_as(models / "tiny-qwen3moe-F32.gguf", type, models / ("tiny-qwen3moe-" + type + ".gguf"));
 }
 
 TEST(Cli, MakeModelWritesALoadableLlama) {
