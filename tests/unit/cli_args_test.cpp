@@ -143,13 +143,14 @@ TEST(CliArgs, LlamaCppConventions) {
     EXPECT_EQ(gguf::File::open((dir / "q.gguf").string()).get_uint("general.file_type"), 15u);  // Q4_K_M
 }
 
-// A Q4_K block holds 256 values: rows of 64 cannot use it.
+// A Q4_K block holds 256 values: rows of 64 cannot use it, and get Q5_0,
+// llama-quantize's replacement for Q4_K.
 TEST(CliArgs, MakeModelWarnsOfTypesItFallsBackTo) {
     ScratchDir dir;
     const auto r = run_cli("make-model -q --shape custom --n-vocab 300 --n-embd 64 --n-layer 1 --n-head 2 --n-ff 128 "
                            "--n-ctx 64 --type Q4_K -o " + (dir / "m.gguf").string());
     EXPECT_EQ(r.exit_code, 0) << r.out;
-    expect_mentions(r.out, {"warning:", "not a multiple of Q4_K's block of 256", "blk.0.attn_q.weight (Q4_0)"});
+    expect_mentions(r.out, {"warning:", "not a multiple of Q4_K's block of 256", "blk.0.attn_q.weight (Q5_0)"});
     EXPECT_EQ(run_cli("make-model -q --shape custom --n-vocab 300 --n-embd 256 --n-layer 1 --n-head 2 --n-ff 512 "
                       "--n-ctx 64 --type Q4_K -o " + (dir / "fits.gguf").string()).out.find("warning"),
               std::string::npos);
