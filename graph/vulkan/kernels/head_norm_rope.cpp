@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/rope_args.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "ops/rms_norm.hpp"
@@ -24,8 +25,6 @@ struct Push {  // shaders/head_norm_rope.comp
     float eps, freq_scale, log2_rate, attn_factor;
 };
 
-bool is(const Tensor& t, const OpDef& op) { return t.op == &op; }
-
 // An rms_norm of whole heads [head_dim, n_head, tokens] that `rope` rotates.
 bool norm_of_heads(const Tensor& n, const Tensor& rope) {
     const Tensor& x = *n.src[0];
@@ -36,11 +35,7 @@ bool norm_of_heads(const Tensor& n, const Tensor& rope) {
 // A set_rows of the rope's rows into an F32 or F16 cache through the permute
 // that puts tokens before heads, one id per token (one sequence).
 bool stores_heads(const Tensor& s, const Tensor& rope) {
-    if (!is(s, ops::kSetRows) || (s.type != GgmlType::F32 && s.type != GgmlType::F16)) return false;
-    const Tensor &v = *s.src[1], &ids = *s.src[2];
-    return v.is_view() && v.src[0] == &rope && v.view_offset == 0 && rope.ne[3] == 1 &&
-           v.ne == Shape{rope.ne[0], rope.ne[2], rope.ne[1], 1} && v.nb[1] == rope.nb[2] && v.nb[2] == rope.nb[1] &&
-           ids.ne[1] == 1 && dense_rows(s, s.type == GgmlType::F16 ? 2 : 4);
+    return cache_store(s) && is_head_permute(*s.src[1], rope) && s.src[2]->ne[1] == 1;
 }
 
 bool inlined_norm(const Tensor& t) { return t.inlined && is(t, ops::kRmsNorm); }

@@ -14,8 +14,6 @@ namespace tessera::vkk {
 
 namespace {
 
-bool is(const Tensor& t, const OpDef& op) { return t.op == &op; }
-
 bool one_batch(const Tensor& t) { return t.ne[2] == 1 && t.ne[3] == 1; }
 
 // A matmul the matvec kernel runs: few tokens, one batch.
@@ -29,13 +27,6 @@ bool is_head_reshape(const Tensor& v, const Tensor& of) {
            v.ne[0] * v.ne[1] == of.ne[0] && v.ne[2] == of.ne[1] && v.ne[3] == 1;
 }
 
-// v is heads [head_dim, n_head, tokens] with dims 1 and 2 swapped: the rows
-// set_rows sends to cache row ids[token] of each head.
-bool is_head_permute(const Tensor& v, const Tensor& of) {
-    return v.is_view() && v.src[0] == &of && v.view_offset == 0 && of.is_contiguous() && of.ne[3] == 1 &&
-           v.ne == Shape{of.ne[0], of.ne[2], of.ne[1], 1} && v.nb[1] == of.nb[2] && v.nb[2] == of.nb[1];
-}
-
 // A rope whose pairs are neighbouring rows of its source: a pair is in one
 // matvec workgroup (an even number of rows per workgroup). Not one with an
 // attn_factor: the matvec's push constants have no room left for it, and the
@@ -44,15 +35,6 @@ bool rope_on_rows(const Tensor& r) {
     const RopeParams& p = r.param<RopeParams>();
     return p.mode == RopeMode::Normal && p.attn_factor == 1.0f && r.ne[0] % 2 == 0 && p.n_rot % 2 == 0 && p.n_rot <= r.ne[0] &&
            r.is_contiguous() && r.ne[0] < 65536;
-}
-
-// A set_rows into an F32 or F16 cache the matvec can store into. Ids per
-// i3 (a batch of sequences) never reach it: they come with a source of
-// several i3, which is no head permute of a matvec's rows (one batch), so a
-// batch's cache stores run set_rows.comp.
-bool cache_store(const Tensor& s) {
-    return is(s, ops::kSetRows) && (s.type == GgmlType::F32 || s.type == GgmlType::F16) &&
-           dense_rows(*s.src[0], s.type == GgmlType::F16 ? 2 : 4);
 }
 
 // The matmul an inlined rope rotates, or nullptr.
@@ -72,6 +54,19 @@ FusedMatvec with_prologue(const Tensor& matmul) {
 }
 
 }  // namespace
+
+bool is_head_permute(const Tensor& v, const Tensor& of) {
+    return v.is_view() && v.src[0] == &of && v.view_offset == 0 && of.is_contiguous() && of.ne[3] == 1 &&
+           v.ne == Shape{of.ne[0], of.ne[2], of.ne[1], 1} && v.nb[1] == of.nb[2] && v.nb[2] == of.nb[1];
+}
+
+// Ids per i3 (a batch of sequences) never reach a store the matvec makes:
+// they come with a source of several i3, which is no head permute of a
+// matvec's rows (one batch), so a batch's cache stores run set_rows.comp.
+bool cache_store(const Tensor& s) {
+    return is(s, ops::kSetRows) && (s.type == GgmlType::F32 || s.type == GgmlType::F16) &&
+           dense_rows(*s.src[0], s.type == GgmlType::F16 ? 2 : 4);
+}
 
 bool inlines(const Tensor& node, std::span<Tensor* const> readers) {
     auto all_read_as_x = [&] {

@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 
+#include "graph/op_def.hpp"
 #include "graph/tensor.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/recorder.hpp"
@@ -47,6 +48,16 @@ struct FusedMatvec {
 };
 
 bool inlines(const Tensor& node, std::span<Tensor* const> readers);
+
+// What the fusions of this folder (this one, head_norm_rope.hpp,
+// moe_fusion.hpp) ask of the nodes they match:
+// whether t is a node of op,
+inline bool is(const Tensor& t, const OpDef& op) { return t.op == &op; }
+// whether v is heads [head_dim, n_head, tokens] `of` with dims 1 and 2
+// swapped: the rows set_rows sends to cache row ids[token] of each head,
+bool is_head_permute(const Tensor& v, const Tensor& of);
+// and whether s is a set_rows into an F32 or F16 cache of dense rows.
+bool cache_store(const Tensor& s);
 
 // The matvec that records `node`: a matmul of at most kMatvecMaxTokens
 // tokens, or a rope or set_rows whose matmul is inlined; nullopt otherwise.

@@ -19,8 +19,6 @@ namespace tessera::vkk {
 
 namespace {
 
-bool is(const Tensor& t, const OpDef& op) { return t.op == &op; }
-
 bool all_of(std::span<Tensor* const> readers, auto&& pred) {
     return !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](const Tensor* r) { return pred(*r); });
 }
