@@ -58,9 +58,9 @@ struct QuantizeFacts {
 // choose_tensor_type's answer, an expert tensor (`ffn_*_exps`) typed as its
 // dense counterpart, and for mixtures of experts what llama-quantize adds:
 // the router (`ffn_gate_inp`) keeps its source type; in models of 8 experts
-// (Mixtral) attn_k and attn_v get Q8_0 and Q4_K_M's attn_output Q5_K, where
-// their rows fit those blocks. `fallback`: whether the rows did not fit the
-// type the plan asks for (is_fallback).
+// (Mixtral) attn_k and attn_v get Q8_0 and Q4_K_M's attn_output Q5_K
+// (fitting_type where their rows do not fit those blocks). `fallback`:
+// whether the rows did not fit the type asked for.
 GgmlType choose_model_tensor_type(const std::string& name, uint64_t row_elems, size_t n_dims, GgmlType source,
                                   const QuantizePlan& plan, const QuantizeFacts& facts, bool& fallback);
 
