@@ -22,6 +22,7 @@ struct ServeOptions {
     int port = 8080;
     int parallel = 1;
     int queue = 64;
+    bool no_warmup = false;
     std::string api_key, alias, chat_template;
 };
 
@@ -40,7 +41,10 @@ void serve(const ServeOptions& o) {
     ::pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     const auto m = open_model(o.in);
     serve::ServiceOptions options{
-        .engine = {.slots = o.parallel, .queue_limit = size_t(o.queue), .session = session_options(o.in, *m)},
+        .engine = {.slots = o.parallel,
+                   .queue_limit = size_t(o.queue),
+                   .session = session_options(o.in, *m),
+                   .warm_up = !o.no_warmup},
         .http = {.host = o.host, .port = o.port, .api_key = o.api_key, .model_id = o.alias},
         .chat_template = o.chat_template};
     serve::Service service(*m, options);
@@ -81,6 +85,8 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--queue", o->queue, "Requests that may wait for a slot; beyond, 503")
         ->check(CLI::Range(0, 4096))
         ->capture_default_str();
+    cmd->add_flag("--no-warmup", o->no_warmup,
+                  "Skip the warm-up passes before listening (a GPU then builds its pipelines during the first request)");
     cmd->add_option("--api-key", o->api_key, "Require 'Authorization: Bearer KEY' on /v1/ requests");
     cmd->add_option("--alias", o->alias, "Model name /v1/models lists and requests use (default: the file's name)");
     cmd->add_option("--chat-template", o->chat_template,

@@ -30,6 +30,7 @@ struct BatchEngineOptions {
     int slots = 1;            // --parallel: the session's sequences
     size_t queue_limit = 64;  // jobs that may wait for a slot
     model::SessionOptions session;  // n_ctx is each sequence's context
+    bool warm_up = true;            // evaluate a prompt chunk and a decode step before the first job
 };
 
 class BatchEngine final : public Engine {
@@ -61,6 +62,7 @@ private:
         std::vector<float> logits;  // after the last cached token
     };
 
+    void warm_up();
     void admit();
     void start(Slot& slot, std::shared_ptr<Job> job);
     void read_prompt(Slot& slot);
