@@ -57,6 +57,17 @@ BoundTensor Recorder::scratch(VkDeviceSize bytes) {
     return {.buffer = scratch_.buffer, .offset = scratch_.offset, .range = bytes};
 }
 
+BoundTensor Recorder::derived_aside(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh) {
+    const ScratchCopy wanted = copy_of(source, form, bytes);
+    fresh = aside_holds_ != wanted || aside_.range < bytes;
+    if (aside_.range < bytes) {  // earlier commands keep the smaller region
+        const DeviceAllocation& a = scratch_owner_.emplace_back(device().memory().allocate(bytes, MemoryKind::Device));
+        aside_ = {.buffer = a.buffer, .offset = a.offset, .range = bytes};
+    }
+    aside_holds_ = wanted;
+    return {.buffer = aside_.buffer, .offset = aside_.offset, .range = bytes};
+}
+
 void Recorder::barrier() {
     const VkMemoryBarrier mb{
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -79,6 +90,7 @@ void Recorder::hazard_check(const std::vector<Range>& reads, const std::vector<R
     };
     if (hits(reads, pending_writes_) || hits(writes, pending_writes_) || hits(writes, pending_reads_)) barrier();
     if (scratch_holds_ && hits(writes, {scratch_holds_->source})) scratch_holds_.reset();
+    if (aside_holds_ && hits(writes, {aside_holds_->source})) aside_holds_.reset();
     pending_reads_.insert(pending_reads_.end(), reads.begin(), reads.end());
     pending_writes_.insert(pending_writes_.end(), writes.begin(), writes.end());
 }

@@ -68,6 +68,14 @@ public:
     // The same region as `bytes` of working memory for a kernel's partial
     // results (none of derived_copy's copies survive it).
     BoundTensor scratch(VkDeviceSize bytes);
+    // A second region, for what a kernel derives from a source and reads
+    // beside a copy in the first (matmul_id's route of its expert ids next
+    // to x's fp16 copy): taking it leaves the first region as it is. As with
+    // derived_copy, `fresh` is false when it still holds what an earlier
+    // command derived from the same source range in the same form and size,
+    // nothing having written that range since (gate, up and down of a MoE
+    // layer share one route); else the caller writes it.
+    BoundTensor derived_aside(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh);
     // Copies their source's kernel writes: before recording, the backend
     // names each tensor a command of the recording reads through an fp16
     // copy (VulkanKernel::half_input), and the kernel that stores it writes
@@ -110,6 +118,8 @@ private:
     static ScratchCopy copy_of(const BoundTensor& source, uint64_t form, VkDeviceSize bytes);
     BoundTensor scratch_;                         // the latest scratch region
     std::optional<ScratchCopy> scratch_holds_;  // what it holds a copy of
+    BoundTensor aside_;                           // derived_aside's latest region
+    std::optional<ScratchCopy> aside_holds_;    // and what it holds
     std::unordered_set<const Tensor*> half_copies_wanted_;
     std::vector<Range> pending_reads_, pending_writes_;  // since the last barrier
     RecordStats stats_;

@@ -17,6 +17,13 @@
 // x comes as an fp16 copy with dense rows (graph/vulkan/kernels/half_copy.hpp):
 // the tensor cores take no more, and converting it here cost every workgroup
 // of rows the same work again (docs/measured-choices.md#tensor-core-matmuls-x).
+//
+// With EXPERTS (matmul_id, graph/vulkan/kernels/matmul_id.cpp) the batch is
+// an expert, as in matmul.glsl: the workgroup's columns are that expert's
+// slots, listed by shaders/matmul_id_route.comp in `route`, a tile of BN at a
+// time (column group g of col_groups takes tiles g, g + col_groups, ...); a
+// slot s is token s / ne2's x row s % ne2 (x_nb2 0: the token's one row) and
+// y row. An expert no slot chose has no tiles: its workgroups return at once.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #include "common.glsl"
@@ -35,10 +42,13 @@ layout(constant_id = 6) const uint CK = 16;
 #ifndef COOP_ROWS
 #define COOP_ROWS 2
 #endif
+layout(constant_id = 7) const bool EXPERTS = false;
 const uint WM = COOP_ROWS * CM, WN = 2 * CN;  // workgroup = (BM / WM) * (BN / WN) subgroups
 
 layout(binding = 1, scalar) readonly buffer X { uvec2 x4[]; };  // 4 fp16 values each
-layout(binding = 2, scalar) writeonly buffer Y { float y[]; };
+// EXPERTS: the route, from ids_first (dst_ne1 experts); else x again, unread.
+layout(binding = 2, scalar) readonly buffer Route { uint route[]; };
+layout(binding = 3, scalar) writeonly buffer Y { float y[]; };
 
 // The tiles hold 4 fp16 values per uvec2 (one store each), in rows padded by
 // 8 values: each row stays 16-byte aligned, and 8 successive rows start in
@@ -66,16 +76,26 @@ uvec2 wnext[W_PIECES];  // fp16 weights go to the tile as loaded, like x
 vec4 wnext[W_PIECES];
 #endif
 uvec2 xnext[X_PIECES];
+// EXPERTS: where in x the column of each of the thread's x pieces starts,
+// read from the route once per tile.
+uint xcol[X_PIECES];
+
+// With EXPERTS, the slot of column c (an entry of the route's list) and
+// where it starts in x (in halves) and in y.
+uint slot_of(uint c) { return route[p.ids_first + p.dst_ne1 + 1 + c]; }
+uint slot_x(uint c) { const uint s = slot_of(c); return p.x_first + s % p.ne2 * p.x_nb2 + s / p.ne2 * p.x_nb3; }
+uint slot_y(uint c) { const uint s = slot_of(c); return p.y_first + s % p.ne2 * p.y_nb2 + s / p.ne2 * p.y_nb3; }
 
 // A piece of W as the tile holds it: 4 fp16 values.
 uvec2 tile_piece(vec4 v) { return uvec2(packFloat2x16(f16vec2(v.xy)), packFloat2x16(f16vec2(v.zw))); }
 uvec2 tile_piece(uvec2 halves) { return halves; }
 
-// Reads the tiles of the step at k0 into wnext and xnext. Values past k are
-// zeros; rows and tokens past the edge repeat the last one (their results
-// are not stored). No branches, so that these loads can be in flight while
-// the subgroups multiply the step before.
-void fetch(uint k0, uint row0, uint col0, uint x0) {
+// Reads the tiles of the step at k0 into wnext and xnext, of columns col0..
+// of the columns before `cols`. Values past k are zeros; rows and columns
+// past the edge repeat the last one (their results are not stored). No
+// branches, so that these loads can be in flight while the subgroups
+// multiply the step before.
+void fetch(uint k0, uint row0, uint col0, uint cols, uint x0) {
     const uint t = gl_LocalInvocationID.x;
     for (uint i = 0; i < W_RUNS; ++i) {
         const uint v = min(t + i * WG, BM * RUNS_PER_ROW - 1), r = v / RUNS_PER_ROW;
@@ -93,7 +113,8 @@ void fetch(uint k0, uint row0, uint col0, uint x0) {
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = min(t + i * WG, BN * BK / 4 - 1), c = v / (BK / 4), kk = k0 + v % (BK / 4) * 4;
-        const uvec2 xv = x4[(x0 + min(col0 + c, p.m - 1) * p.x_nb1 + min(kk, p.k - 4)) / 4];
+        const uint xc = EXPERTS ? xcol[i] : x0 + min(col0 + c, cols - 1) * p.x_nb1;
+        const uvec2 xv = x4[(xc + min(kk, p.k - 4)) / 4];
         xnext[i] = kk < p.k ? xv : uvec2(0);
     }
 }
@@ -117,7 +138,7 @@ uvec2 subgroup_part() { return uvec2(gl_SubgroupID % (BM / WM) * WM, gl_Subgroup
 
 // Stores accumulator c, the subgroup's matrix (i, j), through the subgroup's
 // staging matrix (column-major: a token's CM rows are contiguous, as in y).
-void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint y0) {
+void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint cols, uint y0) {
     const uint at = gl_SubgroupID * CM * CN;
     const uvec2 part = subgroup_part();
     coopMatStoreNV(c, stage, at, CM, true);
@@ -125,28 +146,32 @@ void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint y0) {
     subgroupBarrier();
     for (uint e = gl_SubgroupInvocationID; e < CM * CN; e += gl_SubgroupSize) {
         const uint row = row0 + part.x + i * CM + e % CM, col = col0 + part.y + j * CN + e / CM;
-        if (row < p.n && col < p.m) y[y0 + col * p.y_nb1 + row] = stage[at + e];
+        if (row < p.n && col < cols) y[(EXPERTS ? slot_y(col) : y0 + col * p.y_nb1) + row] = stage[at + e];
     }
     subgroupBarrier();  // read before the next matrix overwrites it
 }
 
-void main() {
-    const uint row0 = flat_group() * BM, col0 = col_group() * BN;
-    if (row0 >= p.n) return;  // a split grid's spare groups
+// Rows row0.. by columns col0.. of the columns before `cols`; x0 and y0:
+// where column 0 starts in x and y (EXPERTS: the route says per column).
+void tile(uint row0, uint col0, uint cols, uint x0, uint y0) {
     const uint sr = subgroup_part().x, sc = subgroup_part().y;
-    const uint x0 = x_col(0), y0 = y_col(0);
+    if (EXPERTS)
+        for (uint i = 0; i < X_PIECES; ++i) {
+            const uint v = min(gl_LocalInvocationID.x + i * WG, BN * BK / 4 - 1);
+            xcol[i] = slot_x(min(col0 + v / (BK / 4), cols - 1));
+        }
 
     ACC c00 = ACC(0.0), c01 = c00, c10 = c00, c11 = c00;
 #if COOP_ROWS == 4
     ACC c20 = c00, c21 = c00, c30 = c00, c31 = c00;
 #endif
 
-    fetch(0, row0, col0, x0);
+    fetch(0, row0, col0, cols, x0);
     store_tiles(0);
     barrier();
     for (uint k0 = 0, buf = 0; k0 < p.k; k0 += BK, buf ^= 1) {
 #ifndef FETCH_AFTER_MULTIPLIES
-        fetch(k0 + BK, row0, col0, x0);  // past k on the last step: zeros, unused
+        fetch(k0 + BK, row0, col0, cols, x0);  // past k on the last step: zeros, unused
 #endif
         const uint wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
         for (uint kk = 0; kk < BK; kk += CK) {
@@ -174,20 +199,35 @@ void main() {
         // The other buffer's last readers, the previous step's multiplies,
         // finished before the last barrier.
 #ifdef FETCH_AFTER_MULTIPLIES
-        fetch(k0 + BK, row0, col0, x0);
+        fetch(k0 + BK, row0, col0, cols, x0);
 #endif
         store_tiles(buf ^ 1);
         barrier();
     }
+    // After that barrier no subgroup reads the tiles again: a next tile of
+    // the workgroup may store its first step into them at once.
 
-    store_acc(c00, 0, 0, row0, col0, y0);
-    store_acc(c01, 0, 1, row0, col0, y0);
-    store_acc(c10, 1, 0, row0, col0, y0);
-    store_acc(c11, 1, 1, row0, col0, y0);
+    store_acc(c00, 0, 0, row0, col0, cols, y0);
+    store_acc(c01, 0, 1, row0, col0, cols, y0);
+    store_acc(c10, 1, 0, row0, col0, cols, y0);
+    store_acc(c11, 1, 1, row0, col0, cols, y0);
 #if COOP_ROWS == 4
-    store_acc(c20, 2, 0, row0, col0, y0);
-    store_acc(c21, 2, 1, row0, col0, y0);
-    store_acc(c30, 3, 0, row0, col0, y0);
-    store_acc(c31, 3, 1, row0, col0, y0);
+    store_acc(c20, 2, 0, row0, col0, cols, y0);
+    store_acc(c21, 2, 1, row0, col0, cols, y0);
+    store_acc(c30, 3, 0, row0, col0, cols, y0);
+    store_acc(c31, 3, 1, row0, col0, cols, y0);
 #endif
+}
+
+void main() {
+    const uint row0 = flat_group() * BM;
+    if (row0 >= p.n) return;  // a split grid's spare groups
+    if (EXPERTS) {  // the same bounds in the whole workgroup: its barriers stay uniform
+        w_expert = batch_index();
+        const uint end = route[p.ids_first + w_expert + 1];
+        for (uint col0 = route[p.ids_first + w_expert] + col_group() * BN; col0 < end; col0 += p.col_groups * BN)
+            tile(row0, col0, end, 0, 0);
+    } else {
+        tile(row0, col_group() * BN, p.m, x_col(0), y_col(0));
+    }
 }

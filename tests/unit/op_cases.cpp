@@ -255,9 +255,11 @@ Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residua
 // The mixture-of-experts ops (models/layer.cpp, Layer::moe_ffn): topk (ties,
 // k = 1, k = n, 128 experts choosing 8), moe_weights with and without
 // normalizing, moe_sum, and matmul_id for the weight types of MoE files with
-// x one row per token (gate, up) or one per slot (down), for one token (the
-// matvec) and 9 (the grouped matmul; experts shared by tokens, one chosen
-// by none).
+// x one row per token (gate, up) or one per slot (down), for one token and 9
+// (the matvec, one batch per slot) and 150 (more than kMatvecMaxTokens: the
+// grouped matmul, on the tensor cores where the device has them; experts
+// shared by tokens, 75 slots each, more than one tile of 64, one expert
+// chosen by none).
 void add_moe_cases(std::vector<OpCase>& v) {
     v.push_back({"topk_ties", [](Graph& g) { return topk(tied_rows(g, 13, 5), 6); }, 0.0});
     v.push_back({"topk_k1", [](Graph& g) { return topk(in(g, "in_x", {37, 3, 1, 1}), 1); }, 0.0});
@@ -270,18 +272,20 @@ void add_moe_cases(std::vector<OpCase>& v) {
                      }, 1e-10});
     v.push_back({"moe_sum", [](Graph& g) { return moe_sum(in(g, "in_y", {70, 4, 9, 1}), in(g, "in_w", {4, 9, 1, 1})); },
                  1e-10});
-    // 1 and 3 tokens: matvecs (every fusion); 9: the grouped matmul (swiglu on its own).
-    for (int64_t n : {1, 3, 9})
+    // 1, 3 and 9 tokens: matvecs (every fusion); 40: the grouped matmul
+    // (swiglu on its own; gate, up and down read one route).
+    for (int64_t n : {1, 3, 9, 40})
         for (bool residual : {true, false})
             v.push_back({"moe_block_n" + std::to_string(n) + (residual ? "_residual" : "_alone") +
                              (n == 3 ? "_plain_scaled" : ""),
                          [=](Graph& g) { return moe_block(g, n, n != 3, n == 3 ? 0.5f : 1.0f, residual); }, 5e-4});
-    for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K,
+                          GgmlType::Q5_K, GgmlType::Q6_K}) {
         if (find_quant_type(type) == nullptr) continue;
         const std::string name(ggml_type_traits(type).name);
         const double bound = type == GgmlType::F32 ? 1e-10 : type == GgmlType::F16 ? 1e-5 : 5e-4;
         constexpr int64_t k_in = 256, n_out = 13, n_expert = 7, slots = 3;
-        for (int64_t n : {1, 9})
+        for (int64_t n : {1, 9, 150})
             for (bool row_per_slot : {false, true})
                 v.push_back({"matmul_id_" + name + "_n" + std::to_string(n) + (row_per_slot ? "_x_per_slot" : "_x_per_token"),
                              [=](Graph& g) {
@@ -292,9 +296,11 @@ void add_moe_cases(std::vector<OpCase>& v) {
                              }, bound});
         // x the tokens' rms_norm (with and without its gain) seen as one row
         // per token, as Layer::moe_ffn reads its ffn norm: on Vulkan the
-        // matvec's norm prologue (moe_fusion.hpp).
+        // matvec's norm prologue (moe_fusion.hpp) for 1 and 3 tokens; for 40
+        // the grouped matmul, reading on the tensor cores the fp16 copy the
+        // norm writes beside its output (half_copy.hpp).
         for (bool gained : {false, true})
-            for (int64_t n : {1, 3})
+            for (int64_t n : {1, 3, 40})
                 v.push_back({"matmul_id_" + name + "_n" + std::to_string(n) + (gained ? "_of_norm_gain" : "_of_norm"),
                              [=](Graph& g) {
                                  Tensor* w = g.weight("w_experts", type, {k_in, n_out, n_expert, 1},

@@ -14,6 +14,7 @@
 
 #include "graph/executor.hpp"
 #include "graph/reference_backend.hpp"
+#include "graph/vulkan/vulkan_device.hpp"
 #include "graph_test_util.hpp"
 #include "ops/ops.hpp"
 #include "vulkan_test_util.hpp"
@@ -23,21 +24,22 @@ namespace {
 
 constexpr int64_t kDim = 256, kFfn = 64, kExperts = 16, kChosen = 4;
 
-// Layer::moe_ffn's nodes (models/layer.cpp) for one token, with the residual
-// add; `normed`: of the token's rms_norm with a gain, read by the router and
-// (one row per token) by gate and up, as a decoder layer's ffn norm.
+// Layer::moe_ffn's nodes (models/layer.cpp) for n tokens (one unless said),
+// with the residual add; `normed`: of the tokens' rms_norm with a gain, read
+// by the router and (one row per token) by gate and up, as a decoder layer's
+// ffn norm.
 struct MoeBlock {
     Graph g;
     std::vector<std::vector<uint8_t>> weights;
     Tensor *x = nullptr, *ids = nullptr, *out = nullptr;
 
-    explicit MoeBlock(bool normed = false) {
+    explicit MoeBlock(bool normed = false, int64_t n = 1) {
         uint32_t seed = 20;
         auto w = [&](GgmlType type, Shape ne) {
             weights.push_back(test::random_weights(type, ne[0], ne[1] * ne[2], seed, 0.5f));
             return g.weight("w" + std::to_string(seed++), type, ne, weights.back().data());
         };
-        x = g.input("x", GgmlType::F32, {kDim, 1, 1, 1});
+        x = g.input("x", GgmlType::F32, {kDim, n, 1, 1});
         Tensor* h = x;
         if (normed) {
             weights.push_back(test::random_weights(GgmlType::F32, kDim, 1, seed, 2.0f));
@@ -46,7 +48,7 @@ struct MoeBlock {
         Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, kExperts, 1, 1}), h));
         ids = topk(probs, kChosen);
         Tensor* weight = moe_weights(probs, ids, true);
-        Tensor* token = normed ? reshape(h, {kDim, 1, 1, 1}) : x;
+        Tensor* token = normed || n > 1 ? reshape(h, {kDim, 1, n, 1}) : x;
         Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), token, ids);
         Tensor* up = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), token, ids);
         Tensor* y = matmul_id(w(GgmlType::Q8_0, {kFfn, kDim, kExperts, 1}), swiglu(gate, up), ids);
@@ -119,6 +121,27 @@ TEST(VulkanMoe, NormedBlockComputesTheNormInItsReaders) {
     EXPECT_EQ(fused.ids, apart.ids);
     EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
     EXPECT_EQ(fused.dispatches + 5, apart.dispatches);
+}
+
+// A prompt's block (more tokens than the matvec takes), every node on its
+// own: gate, up and down run as grouped matmuls that read one list of slots
+// per expert, routed once (Recorder::derived_aside), so the block is one
+// dispatch per node (10) and one route, and one fp16 copy of x where gate
+// and up read it on the tensor cores (swiglu writes down's as it stores);
+// the output matches the reference's.
+TEST(VulkanMoe, PromptMatmulsShareOneRoute) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    constexpr int64_t n = 40;
+    const std::vector<float> x = test::random_floats(size_t(kDim * n), 11, 2.0f);
+    MoeBlock on_device(false, n), exact(false, n);
+    const BlockRun run = run_block(vulkan, on_device, x, false);
+    Executor reference(exact.g, {exact.out, exact.ids}, {.backends = {std::make_shared<ReferenceBackend>()}});
+    test::fill(exact.x, x);
+    reference.run();
+    EXPECT_EQ(run.ids, test::values_of(*exact.ids));
+    EXPECT_LE(test::nmse(test::values_of(*exact.out), run.out), 5e-4);
+    const uint32_t x_copies = vulkan->device().coopmat() ? 1 : 0;
+    EXPECT_EQ(run.dispatches, 10 + 1 + x_copies);
 }
 
 }  // namespace

@@ -231,6 +231,52 @@ TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
     device.memory().release(b);
 }
 
+// The second region (matmul_id's route beside x's fp16 copy): taking it
+// leaves the first region's copy current, and it is reused as derived_copy's
+// is, until a command writes its source or another derivation takes it.
+TEST(VulkanRecording, DerivedAsideLeavesTheCopyCurrent) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    VulkanDevice& device = vulkan->device();
+    TestCommands commands(device);
+
+    const DeviceAllocation a = device.memory().allocate(1024, MemoryKind::Device),
+                           b = device.memory().allocate(1024, MemoryKind::Device);
+    const BoundTensor x{.buffer = a.buffer, .offset = a.offset, .range = 1024},
+        ids{.buffer = b.buffer, .offset = b.offset, .range = 1024};
+    std::vector<DeviceAllocation> owned;
+    {
+        Recorder rec(*vulkan, commands.cb(), owned);
+        bool fresh = false;
+        const BoundTensor copy = rec.derived_copy(x, 0, 512, fresh);
+        EXPECT_TRUE(fresh);
+        const BoundTensor route = rec.derived_aside(ids, 7, 256, fresh);
+        EXPECT_TRUE(fresh);
+        EXPECT_TRUE(route.buffer != copy.buffer || route.offset >= copy.offset + copy.range ||
+                    copy.offset >= route.offset + route.range);
+        rec.derived_copy(x, 0, 512, fresh);  // the route did not take the copy's place
+        EXPECT_FALSE(fresh);
+        const BoundTensor again = rec.derived_aside(ids, 7, 256, fresh);
+        EXPECT_FALSE(fresh);
+        EXPECT_EQ(again.buffer, route.buffer);
+        EXPECT_EQ(again.offset, route.offset);
+        rec.derived_aside(ids, 8, 256, fresh);  // another form
+        EXPECT_TRUE(fresh);
+        rec.derived_aside(ids, 7, 256, fresh);
+        EXPECT_TRUE(fresh);
+        rec.derived_aside(ids, 7, 256, fresh);
+        EXPECT_FALSE(fresh);
+        rec.copy(x, ids, {{.srcOffset = 0, .dstOffset = 0, .size = 4}});  // writes the ids
+        rec.derived_aside(ids, 7, 256, fresh);
+        EXPECT_TRUE(fresh);
+        rec.derived_copy(x, 0, 512, fresh);  // x was only read
+        EXPECT_FALSE(fresh);
+    }
+    commands.end(false);
+    for (const DeviceAllocation& d : owned) device.memory().release(d);
+    device.memory().release(a);
+    device.memory().release(b);
+}
+
 // Which tensor's kernel can write a matmul input's fp16 copy: the input
 // itself or what it reshapes (same elements, same order), never a view that
 // reorders, skips or starts past the first element; and the copy's form, one

@@ -28,41 +28,6 @@ namespace tessera::vkk {
 
 namespace {
 
-// A tensor-core kernel: its skeleton, its BM x BN tile and BK values per
-// step; each subgroup computes frag_rows x 2 of the device's cooperative
-// matrices, which must divide the tile.
-struct CoopTile {
-    std::string_view skeleton;
-    uint32_t bm, bn, bk, frag_rows;
-
-    uint32_t subgroups(const CoopmatShape& s) const { return (bm / (frag_rows * s.m)) * (bn / (2 * s.n)); }
-    // Two W and two x tiles of fp16 rows padded by 8 values, and a CM x CN
-    // fp32 staging matrix per subgroup (shaders/quant/matmul_coopmat.glsl).
-    uint32_t shared_bytes(const CoopmatShape& s) const { return 2 * (bm + bn) * (bk + 8) * 2 + subgroups(s) * s.m * s.n * 4; }
-};
-
-// Double-buffered tiles, BK 64 (x comes as an fp16 copy), subgroups of
-// 32 x 32 in 64 x 64 x 64 tiles; matrices of kTallFromRows rows or more get
-// subgroups of 64 x 32 in 64 x 128 x 32 tiles, which smaller ones do not fill
-// a large GPU with (docs/measured-choices.md#tensor-core-tiles).
-constexpr CoopTile kCoopSquare{"matmul_coopmat", 64, 64, 64, 2}, kCoopTall{"matmul_tall_coopmat", 64, 128, 32, 4};
-static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0, "whole runs of dequant16");
-constexpr int64_t kTallFromRows = 4096;
-
-// The tensor-core variant for weights w (bound as bw) where the device and
-// the build have it, and where F16 rows start 8-byte aligned (f16.glsl loads
-// them 4 values at once).
-std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, const Tensor& w, const BoundTensor& bw) {
-    const CoopmatShape& s = device.coopmat();
-    const CoopTile& t = w.ne[1] >= kTallFromRows ? kCoopTall : kCoopSquare;
-    std::string name = weight_shader(t.skeleton, w.type);
-    if (!s || t.bm % (t.frag_rows * s.m) != 0 || t.bn % (2 * s.n) != 0 || t.bk % s.k != 0 || !find_shader(name) ||
-        t.shared_bytes(s) > device.limits().maxComputeSharedMemorySize ||
-        (w.type == GgmlType::F16 && !whole_pieces(bw, w, 8)))
-        return std::nullopt;
-    return std::pair{std::move(name), t};
-}
-
 // shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
 enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3, Geglu = 4 };
 
@@ -161,8 +126,9 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         push.x = x16.rows;
         const CoopmatShape& s = rec.device().coopmat();
         const uint32_t group = t.subgroups(s) * rec.device().info().subgroup_size;
-        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, x16.binding}, {by}, push, groups_of(push.n, t.bm),
-                     push.col_groups * batches);
+        // Binding 2 is matmul_id's route (EXPERTS), unread here.
+        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, x16.binding, x16.binding}, {by}, push,
+                     groups_of(push.n, t.bm), push.col_groups * batches);
     } else {
         const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
         const MatmulPush push = matmul_push(t.bn);

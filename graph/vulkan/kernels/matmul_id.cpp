@@ -10,12 +10,17 @@
 // matvec's SWIGLU prologue: gate's and up's values at the slot's offset;
 // an inlined rms_norm (gate's and up's x) its NORM or NORM_GAIN prologue.
 // More tokens: shaders/matmul_id_route.comp lists the slots of each expert
-// in scratch memory, then the tiled matmul (shaders/quant/matmul.glsl,
-// EXPERTS) gives each expert a batch whose columns are its slots: each
-// chosen expert's rows are read once per tile of BN of its slots, and an
-// expert no token chose costs a workgroup that returns at once.
+// in scratch memory (Recorder::derived_aside: the matmul_ids reading one
+// set of ids share it), then a matmul with EXPERTS gives each expert a batch
+// whose columns are its slots: each chosen expert's rows are read once per
+// tile of BN of its slots, and an expert no token chose costs a workgroup
+// that returns at once. The matmul is the tensor-core one
+// (shaders/quant/matmul_coopmat.glsl, x as an fp16 copy) exactly where
+// the dense matmul of such weights would take it (coopmat_shader), else the
+// tiled one (shaders/quant/matmul.glsl).
 #include <cstdint>
 
+#include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matmul_variants.hpp"
@@ -100,18 +105,41 @@ void record_per_slot(const Tensor& y, Recorder& rec) {
                  groups_of(push.n, launch.group_rows), uint32_t(y.ne[1] * y.ne[2]));
 }
 
+// Whether matmul_id records y with its grouped matmul (more tokens than
+// its matvec takes).
+bool grouped(const Tensor& y) { return y.ne[2] > kMatvecMaxTokens; }
+
 void record_grouped(const Tensor& y, Recorder& rec) {
     const Tensor &w = *y.src[0], &x = *y.src[1], &ids = *y.src[2];
     const uint32_t n_expert = uint32_t(w.ne[2]), n_slots = uint32_t(y.ne[1] * y.ne[2]);
+    const BoundTensor bw = bind_blocks(rec, w), by = rec.bind(y);
+    const auto coop = coopmat_shader(rec.device(), w, bw);
+    // x's fp16 copy first: it may take the scratch region, which the route,
+    // aside, leaves as it is.
+    const HalfCopy x16 = coop ? record_half_copy(x, rec) : HalfCopy{};
     const BoundTensor bids = rec.bind(ids);
-    const BoundTensor route = rec.scratch((uint64_t(n_expert) + 1 + n_slots) * 4);
-    rec.dispatch("matmul_id_route", {kRouteGroup}, {bids}, {route},
-                 RoutePush{bids.first(4), n_slots, n_expert, route.first(4)}, 1);
-    const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(y);
-    const MatmulPush push = slot_push(y, bw, bx, by, route);
-    const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
-    rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn, 1}, {bw, bx, route}, {by},
-                 push, groups_of(push.n, t.bm), n_expert);
+    bool fresh = false;
+    const BoundTensor route = rec.derived_aside(bids, uint64_t(n_expert) << 32 | n_slots,
+                                                (uint64_t(n_expert) + 1 + n_slots) * 4, fresh);
+    if (fresh)
+        rec.dispatch("matmul_id_route", {kRouteGroup}, {bids}, {route},
+                     RoutePush{bids.first(4), n_slots, n_expert, route.first(4)}, 1);
+    if (coop) {
+        const auto& [shader, t] = *coop;
+        MatmulPush push = slot_push(y, bw, rec.bind(x), by, route);
+        // The copy's rows: a slot's (0 where the token has one row for all its slots), a token's.
+        push.x = {x16.rows.first, 0, x.ne[1] == 1 ? 0 : x16.rows.nb1, x16.rows.nb2};
+        const CoopmatShape& s = rec.device().coopmat();
+        const uint32_t group = t.subgroups(s) * rec.device().info().subgroup_size;
+        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k, 1}, {bw, x16.binding, route}, {by}, push,
+                     groups_of(push.n, t.bm), n_expert);
+    } else {
+        const BoundTensor bx = rec.bind(x);
+        const MatmulPush push = slot_push(y, bw, bx, by, route);
+        const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
+        rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn, 1}, {bw, bx, route},
+                     {by}, push, groups_of(push.n, t.bm), n_expert);
+    }
 }
 
 bool supports(const Tensor& y) {
@@ -124,13 +152,20 @@ bool supports(const Tensor& y) {
 }
 
 void record(const Tensor& y, Recorder& rec) {
-    if (y.ne[2] <= kMatvecMaxTokens)
-        record_per_slot(y, rec);
-    else
+    if (grouped(y))
         record_grouped(y, rec);
+    else
+        record_per_slot(y, rec);
 }
 
-const VulkanKernel kMatmulId{&ops::kMatmulId, supports, record};
+// x, where the tensor-core matmul records the node.
+const Tensor* half_input(const Tensor& y, Recorder& rec) {
+    const Tensor& w = *y.src[0];
+    if (!grouped(y) || !coopmat_shader(rec.device(), w, bind_blocks(rec, w))) return nullptr;
+    return y.src[1];
+}
+
+const VulkanKernel kMatmulId{&ops::kMatmulId, supports, record, half_input};
 [[maybe_unused]] const bool registered = register_kernel(kMatmulId);
 
 }  // namespace

@@ -72,6 +72,18 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
 
 }  // namespace
 
+std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, const Tensor& w,
+                                                               const BoundTensor& bw) {
+    const CoopmatShape& s = device.coopmat();
+    const CoopTile& t = w.ne[1] >= kTallFromRows ? kCoopTall : kCoopSquare;
+    std::string name = weight_shader(t.skeleton, w.type);
+    if (!s || t.bm % (t.frag_rows * s.m) != 0 || t.bn % (2 * s.n) != 0 || t.bk % s.k != 0 || !find_shader(name) ||
+        t.shared_bytes(s) > device.limits().maxComputeSharedMemorySize ||
+        (w.type == GgmlType::F16 && !whole_pieces(bw, w, 8)))
+        return std::nullopt;
+    return std::pair{std::move(name), t};
+}
+
 MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx,
                        uint32_t cols) {
     const uint32_t block = ggml_type_traits(w.type).block_bytes, m = uint32_t(x.ne[1]);

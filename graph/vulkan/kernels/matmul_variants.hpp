@@ -1,10 +1,14 @@
 // What the matmul kernels share (matmul.cpp, matmul_id.cpp): the workgroup
-// shapes, the push constants of shaders/matmul_args.glsl, and which matvec
-// variant runs a weight type with its specialization constants.
+// shapes, the push constants of shaders/matmul_args.glsl, which matvec
+// variant runs a weight type with its specialization constants, and which
+// weights the tensor-core matmul takes.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "graph/tensor.hpp"
@@ -39,6 +43,35 @@ constexpr Tile kTile{64, 64, 16, 4, 4};
 // step, a quarter of the invocations and half the steps
 // (docs/measured-choices.md#tiled-matmul-on-a-cpu-device).
 constexpr Tile kTileOnCpu{64, 64, 32, 8, 8};
+
+// A tensor-core kernel: its skeleton, its BM x BN tile and BK values per
+// step; each subgroup computes frag_rows x 2 of the device's cooperative
+// matrices, which must divide the tile.
+struct CoopTile {
+    std::string_view skeleton;
+    uint32_t bm, bn, bk, frag_rows;
+
+    uint32_t subgroups(const CoopmatShape& s) const { return (bm / (frag_rows * s.m)) * (bn / (2 * s.n)); }
+    // Two W and two x tiles of fp16 rows padded by 8 values, and a CM x CN
+    // fp32 staging matrix per subgroup (shaders/quant/matmul_coopmat.glsl).
+    uint32_t shared_bytes(const CoopmatShape& s) const { return 2 * (bm + bn) * (bk + 8) * 2 + subgroups(s) * s.m * s.n * 4; }
+};
+
+// Double-buffered tiles, BK 64 (x comes as an fp16 copy), subgroups of
+// 32 x 32 in 64 x 64 x 64 tiles; matrices of kTallFromRows rows or more get
+// subgroups of 64 x 32 in 64 x 128 x 32 tiles, which smaller ones do not fill
+// a large GPU with (docs/measured-choices.md#tensor-core-tiles).
+constexpr CoopTile kCoopSquare{"matmul_coopmat", 64, 64, 64, 2}, kCoopTall{"matmul_tall_coopmat", 64, 128, 32, 4};
+static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0,
+              "whole runs of dequant16");
+constexpr int64_t kTallFromRows = 4096;
+
+// The tensor-core variant (shaders/quant/matmul_coopmat.glsl) for weights w
+// (bound as bw; of matmul, or each expert's matrix of matmul_id) where the
+// device and the build have it, and where F16 rows start 8-byte aligned
+// (f16.glsl loads them 4 values at once); nullopt where the tiled kernel runs.
+std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, const Tensor& w,
+                                                               const BoundTensor& bw);
 
 struct MatmulPush {  // shaders/matmul_args.glsl
     uint32_t k, n, m, ne2, col_groups;
