@@ -1,6 +1,7 @@
 #include "graph/executor.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <functional>
@@ -397,11 +398,20 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
 }
 
 void Executor::run() {
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    auto t0 = Clock::now();
     for (const Mirror& m : mirrors_) std::memcpy(m.copy->data, m.input->data, m.input->nbytes());
+    if (options_.profile && !mirrors_.empty())
+        profile_.add_step({.name = "inputs to other devices", .runs = 1, .nodes = 0, .seconds = seconds_since(t0)});
     NodeDone done;
+    double node_seconds = 0;  // of the segment running (profile)
     if (options_.profile || trace_) {
         done = [&](const Tensor& node, double seconds) {
-            if (options_.profile) profile_.add(node, backends_[size_t(node.backend)]->name(), seconds);
+            if (options_.profile) {
+                profile_.add(node, backend_label(node.backend), seconds);
+                node_seconds += seconds;
+            }
             if (trace_ && (dump_names_.empty() || dump_names_.contains(node.name)))
                 trace_->write(node, *backends_[size_t(node.backend)]);
         };
@@ -413,8 +423,17 @@ void Executor::run() {
     auto flush = [&] {
         if (segment.empty()) return;
         if (segment_states_.size() <= n_segments) segment_states_.resize(n_segments + 1);
+        node_seconds = 0;
+        t0 = Clock::now();
         backends_[size_t(segment_backend)]->run_segment(segment, works_[size_t(segment_backend)].get(), done,
-                                                        segment_states_[n_segments++]);
+                                                        segment_states_[n_segments]);
+        if (options_.profile)
+            profile_.add_step({.name = "segment " + std::to_string(n_segments) + " " + backend_label(segment_backend),
+                               .runs = 1,
+                               .nodes = int(segment.size()),
+                               .seconds = seconds_since(t0),
+                               .node_seconds = node_seconds});
+        ++n_segments;
         segment.clear();
     };
     for (Tensor* t : schedule_) {

@@ -1,5 +1,6 @@
 #include "graph/profile.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <ostream>
@@ -29,6 +30,18 @@ void Profile::add(const Entry& e) {
     Entry& mine = entries_[it->second];
     mine.runs += e.runs;
     mine.seconds += e.seconds;
+}
+
+void Profile::add_step(const Step& s) {
+    for (Step& mine : steps_)
+        if (mine.name == s.name) {
+            mine.runs += s.runs;
+            mine.nodes = std::max(mine.nodes, s.nodes);
+            mine.seconds += s.seconds;
+            mine.node_seconds += s.node_seconds;
+            return;
+        }
+    steps_.push_back(s);
 }
 
 double Profile::total_seconds() const {
@@ -73,6 +86,11 @@ void Profile::print(std::ostream& out) const {
                     total > 0 ? 100 * t.seconds / total : 0.0, t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0.0,
                     t.seconds > 0 ? t.bytes / t.seconds * 1e-9 : 0.0);
     out << line("%-14s %6zu %10.4f\n", "total", entries_.size(), total * 1e3);
+    if (steps_.empty()) return;
+    out << line("\n%-28s %6s %6s %10s %10s\n", "step (wall clock, per run)", "runs", "nodes", "wall ms", "nodes ms");
+    for (const Step& s : steps_)
+        out << line("%-28s %6d %6d %10.4f %10.4f\n", s.name.c_str(), s.runs, s.nodes, s.seconds / s.runs * 1e3,
+                    s.node_seconds / s.runs * 1e3);
 }
 
 }  // namespace tessera

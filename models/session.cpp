@@ -1,6 +1,7 @@
 #include "models/session.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -20,6 +21,14 @@ struct Session::Plan {
     std::unique_ptr<Executor> exec;
     int64_t n_kv = 0;  // cache positions attention reads (masked by position beyond n_past)
 };
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
 
 int64_t context_that_fits(const Model& model, const SessionOptions& options, int64_t n_seq) {
     if (n_seq < 1) throw Error("a session needs at least one sequence");
@@ -141,7 +150,10 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
             if (!decode_plan_ || decode_plan_->n_kv != window) decode_plan_ = make_plan(1, window, false);
             plan = decode_plan_.get();
         } else {
+            const auto t0 = std::chrono::steady_clock::now();
             fresh = make_plan(int64_t(n), n_past_ + int64_t(n), all_logits);
+            if (options_.profile)
+                profile_.add_step({.name = "plan", .runs = 1, .seconds = seconds_since(t0)});
             plan = fresh.get();
         }
         DecoderPass& pass = *plan->pass;
@@ -149,11 +161,18 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
         pass.fill_positions(int32_t(n_past_));
         plan->exec->run();
         n_past_ += int64_t(n);
-        if (options_.profile)
+        if (options_.profile) {
             for (const Profile::Entry& e : plan->exec->profile().entries()) profile_.add(e);
+            for (const Profile::Step& step : plan->exec->profile().steps()) profile_.add_step(step);
+        }
         if (all_logits || last_batch) {
             const float* out = static_cast<const float*>(pass.logits->data);
             logits.insert(logits.end(), out, out + pass.logits->nelements());
+        }
+        if (fresh && options_.profile) {
+            const auto t0 = std::chrono::steady_clock::now();
+            fresh.reset();
+            profile_.add_step({.name = "plan freed", .runs = 1, .seconds = seconds_since(t0)});
         }
     }
     return logits;

@@ -74,6 +74,7 @@ public:
     // rows were reused), so that the caller evaluates those tokens again.
     int64_t truncate(int64_t n_past);
     const Profile& profile() const { return profile_; }
+    void reset_profile() { profile_ = {}; }  // forgets the passes profiled so far (warm-ups, say)
     // Dumps every named node of the next pass into dir (see graph/trace.hpp).
     void trace_next_pass(std::string dir) { trace_dir_ = std::move(dir); }
     // The backend nodes run on (the CPU runs what it has no kernel for).

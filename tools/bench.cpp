@@ -3,7 +3,9 @@
 // tokens one at a time), each after -d tokens already in the cache (filled
 // untimed before every repetition; 0: an empty context), tok/s as mean and
 // standard deviation over -r repetitions after -w untimed warm-up runs (1, as
-// llama-bench; a GPU may still be raising its clocks during the first ones).
+// llama-bench; a GPU may still be raising its clocks during the first ones:
+// --warmup-time adds warm-ups until they have lasted that long). --profile
+// prints per-node times and the wall time of each step of a pass.
 // The table follows llama-bench's layout and the JSON its field names, so
 // that results of the two can be read side by side.
 #include <omp.h>
@@ -15,6 +17,7 @@
 #include <fstream>
 #include <numeric>
 #include <span>
+#include <sstream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -31,12 +34,15 @@ namespace {
 struct BenchOptions {
     ModelInput in;
     int n_prompt = 512, n_gen = 128, n_depth = 0, reps = 5, warmups = 1;
+    double warmup_seconds = 0;
     std::string output = "md";
+    bool profile = false;
 };
 
 struct TestResult {
     std::string name;  // "pp512", "tg128", "tg128 @ d4096"
     int n_prompt = 0, n_gen = 0;
+    int warmups = 0;  // untimed runs before the timed ones
     std::vector<double> seconds;
 
     int tokens() const { return n_prompt + n_gen; }
@@ -162,7 +168,7 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
             {"n_prompt", r.n_prompt},
             {"n_gen", r.n_gen},
             {"n_depth", o.n_depth},
-            {"n_warmup", o.warmups},
+            {"n_warmup", r.warmups},
             {"test_time", now},
             {"avg_ns", uint64_t(mean(ns))},
             {"stddev_ns", uint64_t(stddev(ns))},
@@ -190,6 +196,7 @@ std::string csv_field(const nlohmann::json& v) {
 void run_bench(const BenchOptions& o) {
     if (o.reps < 1) throw Error("-r must be at least 1");
     if (o.warmups < 0) throw Error("-w must be >= 0");
+    if (!(o.warmup_seconds >= 0)) throw Error("--warmup-time must be >= 0");
     if (o.n_prompt < 0 || o.n_gen < 0 || o.n_prompt + o.n_gen == 0) throw Error("-p and -n must be >= 0, not both 0");
     if (o.n_depth < 0) throw Error("-d must be >= 0");
     const auto m = open_model(o.in);
@@ -197,6 +204,7 @@ void run_bench(const BenchOptions& o) {
     const int positions = o.n_depth + std::max(o.n_prompt, o.n_gen);
     options.n_ctx = std::max<int64_t>(options.n_ctx, positions);
     options.batch = std::max<int64_t>(options.batch, o.n_prompt);
+    options.profile = o.profile;
     model::Session session(*m, options);
     if (positions > session.n_ctx())
         throw Error("the test needs " + std::to_string(positions) + " positions but the model's context is " +
@@ -218,10 +226,18 @@ void run_bench(const BenchOptions& o) {
             print_notice(session);  // the first pass's (a fallback, say), before any progress line
             return seconds;
         };
-        for (int w = 0; w < o.warmups; ++w) {
-            run_once();
-            progress(r.name + ": warm-up", w + 1, o.warmups);
+        double warm = 0;  // seconds the warm-ups took
+        for (; r.warmups < o.warmups || warm < o.warmup_seconds; ++r.warmups) {
+            warm += run_once();
+            if (r.warmups < o.warmups) {
+                progress(r.name + ": warm-up", r.warmups + 1, o.warmups);
+            } else {  // --warmup-time's
+                char line[64];
+                std::snprintf(line, sizeof line, "%s: warm-up %d, %.1f s", r.name.c_str(), r.warmups + 1, warm);
+                std::fprintf(stderr, "\r%-32s", line);
+            }
         }
+        session.reset_profile();
         for (int rep = 0; rep < o.reps; ++rep) {
             r.seconds.push_back(run_once());
             progress(r.name + ":", rep + 1, o.reps);
@@ -230,6 +246,11 @@ void run_bench(const BenchOptions& o) {
         if (const auto work = session.backend().last_recorded_work())
             std::fprintf(stderr, "%s: %u dispatches, %u barriers in the last pass's command buffer\n", r.name.c_str(),
                          work->dispatches, work->barriers);
+        if (o.profile) {
+            std::ostringstream table;
+            session.profile().print(table);
+            std::fprintf(stderr, "%s, per pass over the timed repetitions:\n%s", r.name.c_str(), table.str().c_str());
+        }
         std::fflush(stderr);
     }
 
@@ -272,6 +293,15 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("-w,--warmup", o->warmups,
                     "Untimed runs of each test before the timed ones (llama-bench: 1; a GPU may still be raising its clocks "
                     "during the first)")
+        ->capture_default_str();
+    cmd->add_option("--warmup-time", o->warmup_seconds,
+                    "After the -w warm-ups, more until the warm-ups have taken this many seconds (0: none). A GPU "
+                    "raises its clocks over a second or more of work, longer when a model split over devices "
+                    "(--devices) leaves each idle half of a pass: 3 gives steady rates on H200s")
+        ->capture_default_str();
+    cmd->add_flag("--profile", o->profile,
+                  "Print each test's per-node times and the wall time of each step of a pass (planning, segments) to "
+                  "stderr; timing every node adds to the rates")
         ->capture_default_str();
     cmd->add_option("-o,--output", o->output, "md, json or csv")
         ->check(CLI::IsMember({"md", "json", "csv"}))

@@ -294,6 +294,19 @@ TEST(Cli, BenchReportsLlamaBenchFields) {
     ASSERT_EQ(r.exit_code, 0) << r.out;
     EXPECT_EQ(nlohmann::json::parse(r.out)[0]["n_warmup"], 2);
     EXPECT_EQ(nlohmann::json::parse(r.out)[0]["samples_ts"].size(), 2u);
+    // --warmup-time: warm-ups until they have lasted that long, counted in n_warmup.
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 0 -r 1 -w 0 --warmup-time 0.000001 -o json", false);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)[0]["n_warmup"], 1);
+    // --profile: per-node times and the steps of a pass, after the timed runs.
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 0 -r 2 --profile");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find("pp8, per pass over the timed repetitions"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("segment 0 cpu"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("plan "), std::string::npos) << r.out;
+    r = run_cli("bench -m " + model.string() + " -p 8 -n 0 --warmup-time -1");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("--warmup-time must be"), std::string::npos) << r.out;
     r = run_cli("bench -m " + model.string() + " -p 8 -n 0 -w -1");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.out.find("-w must be"), std::string::npos) << r.out;

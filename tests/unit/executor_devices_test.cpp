@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,42 @@ TEST(ExecutorDevices, ATensorCrossesBetweenDevicesThroughTheHost) {
         const auto y = test::f32_values(*c.y);
         EXPECT_EQ(std::vector<float>(y.begin(), y.end()), on_the_cpu(values(seed))) << seed;
     }
+}
+
+// Profiled, each segment is a step of the run with its backend (by index
+// where two share a name) and its nodes, in the order they run, and the
+// copies of the inputs for the second device one more; the node lines name
+// the device too.
+TEST(ExecutorDevices, TheProfileTimesEachSegmentOfARun) {
+    Chain c;
+    build(c);
+    const std::vector<std::shared_ptr<Backend>> backends{std::make_shared<PretendDevice>(),
+                                                         std::make_shared<PretendDevice>(),
+                                                         std::make_shared<CpuBackend>(1)};
+    const int second = c.g.get("c").id;
+    Executor exec(c.g, {c.y},
+                  {.backends = backends, .place = [&](const Tensor& t) { return t.id >= second ? 1 : 0; }, .profile = true});
+    test::fill(c.x, values(1.0f));
+    exec.run();
+    exec.run();
+    std::vector<std::string> steps;
+    int nodes = 0;
+    for (const Profile::Step& s : exec.profile().steps()) {
+        steps.push_back(s.name);
+        EXPECT_EQ(s.runs, 2) << s.name;
+        EXPECT_GE(s.seconds, s.node_seconds) << s.name;
+        nodes += s.nodes;
+    }
+    EXPECT_EQ(steps, (std::vector<std::string>{"inputs to other devices", "segment 0 device0", "segment 1 cpu",
+                                               "segment 2 device1"}));
+    size_t computed = 0;
+    for (const Tensor* t : exec.schedule()) computed += !t->is_view() && !t->inlined;
+    EXPECT_EQ(size_t(nodes), computed);
+    for (const Profile::Entry& e : exec.profile().entries())
+        if (e.name == "c") EXPECT_EQ(e.backend, "device1");
+    std::ostringstream table;
+    exec.profile().print(table);
+    EXPECT_NE(table.str().find("segment 2 device1"), std::string::npos) << table.str();
 }
 
 TEST(ExecutorDevices, ANodeItsDeviceCannotRunGoesToTheHost) {

@@ -120,5 +120,50 @@ TEST(VulkanSplit, ThePassCrossesOnceBetweenTheLayerRanges) {
     }
 }
 
+// A split runs the kernels one device runs, and only they: per pass, the
+// nodes on the two devices are one device's and the crossing's copy into
+// the second, and the host runs only the copy between them (no node falls
+// back to it). Issue 41's split prompts ran at a third of one device's rate
+// on two H200s: not from extra work (this), but from the GPUs' clocks, which
+// the driver raised slowly while each device worked half of a pass
+// (docs/multi-gpu.md#prompts-and-gpu-clocks).
+TEST(VulkanSplit, TheDevicesRunOneDevicesKernels) {
+    TESSERA_REQUIRE_CONFORMANCE(conformance);
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    const Model m = Model::open((conformance / "models" / kModel).string());
+    KvCache cache(m, 64, GgmlType::F16, 16);
+    const auto cpu = std::make_shared<CpuBackend>(1);
+    const std::vector<std::shared_ptr<Backend>> one{vulkan, cpu}, two{vulkan, std::make_shared<VulkanBackend>(), cpu};
+    // Kernels (nodes that run: no views, none inlined) by backend; transfers apart.
+    struct Count {
+        std::vector<int> kernels;
+        int transfers = 0;
+    };
+    auto count = [](const Executor& exec) {
+        Count c{std::vector<int>(exec.backends().size())};
+        for (const Tensor* t : exec.schedule()) {
+            if (t->is_view() || t->inlined) continue;
+            if (t->op == &ops::kTransfer) ++c.transfers;
+            else ++c.kernels[size_t(t->backend)];
+        }
+        return c;
+    };
+    for (const int64_t n_tokens : {int64_t(1), int64_t(16)}) {
+        auto pass = build_decoder_pass(m, cache, n_tokens, 0, false, ActivationPrecision::Q16);
+        const Count single = count(Executor(pass->graph, {pass->logits}, {.backends = one}));
+        auto split_pass = build_decoder_pass(m, cache, n_tokens, 0, false, ActivationPrecision::Q16);
+        const DeviceSplit split(*split_pass, two, {0, 0}, {1, 1}, 0);
+        const Count halves =
+            count(Executor(split_pass->graph, {split_pass->logits}, {.backends = two, .place = split.placement(*split_pass)}));
+        EXPECT_EQ(single.kernels[1], 0) << n_tokens << " tokens";
+        EXPECT_EQ(single.transfers, 0) << n_tokens << " tokens";
+        EXPECT_EQ(halves.kernels[2], 0) << n_tokens << " tokens: nodes on the host";
+        EXPECT_EQ(halves.transfers, 2) << n_tokens << " tokens";
+        EXPECT_GT(halves.kernels[0], 0);
+        EXPECT_GT(halves.kernels[1], 0);
+        EXPECT_EQ(halves.kernels[0] + halves.kernels[1], single.kernels[0]) << n_tokens << " tokens";
+    }
+}
+
 }  // namespace
 }  // namespace tessera::model
