@@ -475,5 +475,48 @@ TEST(VulkanRecording, DecodeAttentionSharesKeysAmongInvocationsWhereTheDeviceCan
     EXPECT_FALSE(vulkan->device().pipelines().created("attention_decode"));
 }
 
+// A token's attention over a cache of 512 rows or more splits the keys among
+// workgroups and joins their partial results (attention_decode_join.comp).
+// The join takes its count of splits from the push constants, so caches of
+// every length share one pipeline: a pass whose window grew during a
+// generation compiles nothing (a new pipeline per window stalled a GPU's
+// stream for each). Results agree with the reference backend at each length.
+TEST(VulkanRecording, DecodeAttentionOfEveryCacheLengthSharesItsPipelines) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    PipelineCache& pipelines = vulkan->device().pipelines();
+    size_t after_first = 0;
+    // The backend keeps a device copy of each external buffer by its address:
+    // every length's cache stays alive, so none reuses another's address.
+    std::deque<std::vector<uint16_t>> caches;
+    for (const int64_t rows : {512, 768, 600, 1280}) {
+        const Shape kv_shape{64, rows, 2, 1};
+        std::vector<uint16_t>& kc = caches.emplace_back(size_t(64 * rows * 2));
+        std::vector<uint16_t>& vc = caches.emplace_back(kc.size());
+        const std::vector<float> values = test::random_floats(2 * kc.size(), uint32_t(rows));
+        for (size_t i = 0; i < kc.size(); ++i) {
+            kc[i] = fp32_to_fp16(values[i]);
+            vc[i] = fp32_to_fp16(values[kc.size() + i]);
+        }
+        const std::vector<float> qs = test::random_floats(256, 7);
+        const auto run = [&](std::shared_ptr<Backend> backend) {
+            Graph g;
+            Tensor* q = g.input("q", GgmlType::F32, {64, 4, 1, 1});
+            Tensor* pos = g.input("pos", GgmlType::I32, {1, 1, 1, 1});
+            Tensor* out = attention(q, g.external("k", GgmlType::F16, kv_shape, kc.data()),
+                                    g.external("v", GgmlType::F16, kv_shape, vc.data()), pos, 0.125f);
+            Executor ex(g, {out}, {.backends = {std::move(backend)}});
+            test::fill(q, qs);
+            static_cast<int32_t*>(pos->data)[0] = int32_t(rows - 1);
+            ex.run();
+            return test::values_of(*out);
+        };
+        const std::vector<float> got = run(vulkan), expected = run(std::make_shared<ReferenceBackend>());
+        EXPECT_LT(test::nmse(expected, got), 1e-10) << rows << " rows";
+        if (after_first == 0) after_first = pipelines.size();
+        EXPECT_EQ(pipelines.size(), after_first) << rows << " rows: a pipeline more";
+    }
+    EXPECT_TRUE(pipelines.created("attention_decode_join"));
+}
+
 }  // namespace
 }  // namespace tessera

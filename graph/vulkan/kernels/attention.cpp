@@ -168,7 +168,7 @@ void record(const Tensor& out, Recorder& rec) {
         }
         const BoundTensor partials = rec.scratch(rows * splits * (head_dim + 2) * sizeof(float));
         rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {partials}, push.in_pieces(true), rows, splits);
-        rec.dispatch("attention_decode_join", {kJoinGroup, head_dim, splits}, {partials}, {bo}, push.in_pieces(true), rows);
+        rec.dispatch("attention_decode_join", {kJoinGroup, head_dim, kDecodeChunk}, {partials}, {bo}, push.in_pieces(true), rows);
         return;
     }
     const HalfOutput half = half_output(out, bo, rec);
