@@ -8,15 +8,25 @@
 // A panel is kPanelRows consecutive weight rows over kDepth values of k,
 // stored k-major (panel[k][row]), so that one k step loads two vectors of
 // rows and broadcasts one activation per token: a tile of 2 vectors x
-// kTileTokens tokens keeps 12 accumulators in registers and needs 8 loads per
-// 12 FMAs. The panel (32 KiB with AVX-512) is reused by every token of the
-// call; a thread's rows are its own, so threads share nothing.
+// kTileTokens tokens keeps 16 accumulators in registers and needs 10 loads
+// per 16 FMAs. run() takes k in ranges of kDepth; per range, it first copies
+// the activations tile by tile (a tile's values of k side by side), then
+// packs each panel of its rows in turn and runs every tile over it. The
+// panel (32 KiB with AVX-512) stays in L1 for all the tokens of the call,
+// the range's activations (a quarter of the tokens' bytes with k = 1024)
+// in L2 for all the panels, and a tile's broadcasts read one sequential
+// stream. Before, with the activations read in place and every range of one
+// panel done before the next panel, each panel read all the activations
+// again from L3, at 8 KiB strides (k = 2048), and a 2048 x 2048 matmul of
+// 512 tokens ran at half the FMA peak of a 2-core Intel Xeon (64% after;
+// docs/cpu-matmul.md). A thread's rows are its own, so threads share nothing.
 // Internal linkage: see unpack.hpp.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <utility>
+#include <vector>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/cpu/matmul.hpp"
@@ -90,9 +100,8 @@ struct PackedGemm {
     using V = typename L::V;
     using Block = typename T::Block;
     static constexpr int kPanelRows = 2 * L::W;
-    static constexpr int kTileTokens = 6;
+    static constexpr int kTileTokens = 8;
     static constexpr int64_t kDepth = 256;  // a multiple of every type's block
-    static constexpr int64_t kPrefetchPanels = 1;
     static_assert(kDepth % T::block_elems == 0);
 
     struct Panel {
@@ -109,25 +118,24 @@ struct PackedGemm {
             T::dequantize(row[k0 / T::block_elems + b], values + b * T::block_elems);
     }
 
-    // Asks for the weights panel row r will read kPrefetchPanels panels
-    // later (this row further on, or past its end the same row of a later
-    // panel): a panel's rows are many short strided reads, which the
+    // Asks for the weights row r of the next panel will read (the same
+    // values of k, kPanelRows rows on: run() packs the panels of one range
+    // of k in turn): a panel's rows are many short strided reads, which the
     // hardware prefetcher does not follow, so unprefetched they wait on DRAM.
     // Always inlined: GCC takes a function of nothing but prefetches for one
     // without effects and drops the calls to it.
-    [[gnu::always_inline]] static void prefetch_later(const MatmulArgs& a, int64_t j0, int r, int64_t k0) {
-        const int64_t row_values = (a.k + kDepth - 1) / kDepth * kDepth;
-        int64_t row = j0 + r, k = k0 + kPrefetchPanels * kDepth;
-        for (; k >= row_values; k -= row_values) row += kPanelRows;
+    [[gnu::always_inline]] static void prefetch_next(const MatmulArgs& a, int64_t j0, int r, int64_t k0) {
+        const int64_t row = j0 + kPanelRows + r;
+        if (row >= a.n) return;
         const auto* blocks = reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + row * a.w_stride);
         // Whole spans even where the row ends sooner (a prefetch does not fault).
-        for (int64_t s = 0; s < kDepth; s += Span<T>::kValues) Span<T>::prefetch(blocks + (k + s) / T::block_elems, 0);
+        for (int64_t s = 0; s < kDepth; s += Span<T>::kValues) Span<T>::prefetch(blocks + (k0 + s) / T::block_elems, 0);
     }
 
     // Values [k0, k0 + depth) of panel row r (weight row j0 + r; zeros from `rows` on).
     static void panel_row(const MatmulArgs& a, int64_t j0, int rows, int r, int64_t k0, int64_t depth, float* values) {
         if (r < rows) {
-            prefetch_later(a, j0, r, k0);
+            prefetch_next(a, j0, r, k0);
             dequantize_row(reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride), k0,
                            depth, values);
         } else {
@@ -164,20 +172,33 @@ struct PackedGemm {
         }
     }
 
-    // y[t][j0 ..] (+)= the panel's rows times tokens t0 .. t0 + TT - 1 over depth values from k0.
+    // The activations of k values [k0, k0 + depth) tile by tile: tile i's
+    // values of k are kTileTokens floats in a row (tokens kTileTokens * i ..),
+    // so that a tile's broadcasts read one sequential stream.
+    static const float* pack_x(const MatmulArgs& a, int64_t k0, int64_t depth) {
+        thread_local std::vector<float> xs;
+        const int64_t tiles = (a.m + kTileTokens - 1) / kTileTokens;
+        xs.resize(size_t(tiles * kDepth * kTileTokens));
+        for (int64_t t = 0; t < a.m; ++t) {
+            const float* x = reinterpret_cast<const float*>(reinterpret_cast<const char*>(a.x) + t * a.x_stride) + k0;
+            float* out = xs.data() + (t / kTileTokens) * kDepth * kTileTokens + t % kTileTokens;
+            for (int64_t k = 0; k < depth; ++k) out[k * kTileTokens] = x[k];
+        }
+        return xs.data();
+    }
+
+    // y[t][j0 ..] (+)= the panel's rows times tokens t0 .. t0 + TT - 1 over depth values.
     template <int TT>
-    static void tile(const MatmulArgs& a, const Panel& p, int64_t depth, int64_t k0, int64_t t0, int64_t j0, int rows,
-                     bool accumulate) {
-        const float* x[TT];
-        for (int t = 0; t < TT; ++t)
-            x[t] = reinterpret_cast<const float*>(reinterpret_cast<const char*>(a.x) + (t0 + t) * a.x_stride) + k0;
+    static void tile(const MatmulArgs& a, const Panel& p, const float* xs, int64_t depth, int64_t t0, int64_t j0,
+                     int rows, bool accumulate) {
+        const float* x = xs + (t0 / kTileTokens) * kDepth * kTileTokens;
         V acc[TT][2];
         for (auto& pair : acc) pair[0] = pair[1] = L::zero();
         for (int64_t k = 0; k < depth; ++k) {
             const V w0 = L::load(p.w[k]), w1 = L::load(p.w[k] + L::W);
             for (int t = 0; t < TT; ++t) {
-                acc[t][0] = L::fma(w0, x[t][k], acc[t][0]);
-                acc[t][1] = L::fma(w1, x[t][k], acc[t][1]);
+                acc[t][0] = L::fma(w0, x[k * kTileTokens + t], acc[t][0]);
+                acc[t][1] = L::fma(w1, x[k * kTileTokens + t], acc[t][1]);
             }
         }
         for (int t = 0; t < TT; ++t) {
@@ -197,21 +218,24 @@ struct PackedGemm {
     // Rows [j_begin, j_end) for all a.m tokens.
     static void run(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
         alignas(64) Panel panel;
-        for (int64_t j0 = j_begin; j0 < j_end; j0 += kPanelRows) {
-            const int rows = int(std::min<int64_t>(kPanelRows, j_end - j0));
-            for (int64_t k0 = 0; k0 < a.k; k0 += kDepth) {
-                const int64_t depth = std::min(kDepth, a.k - k0);
+        for (int64_t k0 = 0; k0 < a.k; k0 += kDepth) {
+            const int64_t depth = std::min(kDepth, a.k - k0);
+            const float* xs = pack_x(a, k0, depth);
+            for (int64_t j0 = j_begin; j0 < j_end; j0 += kPanelRows) {
+                const int rows = int(std::min<int64_t>(kPanelRows, j_end - j0));
                 pack(a, j0, rows, k0, depth, panel);
                 int64_t t0 = 0;
                 for (; t0 + kTileTokens <= a.m; t0 += kTileTokens)
-                    tile<kTileTokens>(a, panel, depth, k0, t0, j0, rows, k0 > 0);
-                const auto rest = [&]<int TT>() { tile<TT>(a, panel, depth, k0, t0, j0, rows, k0 > 0); };
+                    tile<kTileTokens>(a, panel, xs, depth, t0, j0, rows, k0 > 0);
+                const auto rest = [&]<int TT>() { tile<TT>(a, panel, xs, depth, t0, j0, rows, k0 > 0); };
                 switch (a.m - t0) {
                     case 1: rest.template operator()<1>(); break;
                     case 2: rest.template operator()<2>(); break;
                     case 3: rest.template operator()<3>(); break;
                     case 4: rest.template operator()<4>(); break;
                     case 5: rest.template operator()<5>(); break;
+                    case 6: rest.template operator()<6>(); break;
+                    case 7: rest.template operator()<7>(); break;
                     default: break;
                 }
             }
