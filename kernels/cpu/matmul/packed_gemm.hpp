@@ -15,11 +15,9 @@
 // panel (32 KiB with AVX-512) stays in L1 for all the tokens of the call,
 // the range's activations (a quarter of the tokens' bytes with k = 1024)
 // in L2 for all the panels, and a tile's broadcasts read one sequential
-// stream. Before, with the activations read in place and every range of one
-// panel done before the next panel, each panel read all the activations
-// again from L3, at 8 KiB strides (k = 2048), and a 2048 x 2048 matmul of
-// 512 tokens ran at half the FMA peak of a 2-core Intel Xeon (64% after;
-// docs/cpu-matmul.md). A thread's rows are its own, so threads share nothing.
+// stream (read in place, every panel read all the activations again from
+// L3, at the rows' strides: docs/cpu-matmul.md has what that cost). A
+// thread's rows are its own, so threads share nothing.
 // Internal linkage: see unpack.hpp.
 #pragma once
 
