@@ -111,6 +111,10 @@ struct PackedGemm {
         if constexpr (Unpack<T>::kInt) {
             static_assert(kDepth == kSpan);
             if (depth == kDepth) return dequantize_span<Arch, T>(row + k0 / T::block_elems, values);
+        } else if (depth % 16 == 0) {  // a float type: 16 values at a time, by the arch's conversion
+            using Ops = ChunkOps<Arch>;
+            for (int64_t i = 0; i < depth; i += 16) Ops::store(Ops::widen(row + k0 + i), values + i);
+            return;
         }
         for (int64_t b = 0; b < depth / int64_t(T::block_elems); ++b)
             T::dequantize(row[k0 / T::block_elems + b], values + b * T::block_elems);
