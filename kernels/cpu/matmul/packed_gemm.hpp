@@ -194,6 +194,13 @@ struct PackedGemm {
     static void tile(const MatmulArgs& a, const Panel& p, const float* xs, int64_t depth, int64_t t0, int64_t j0,
                      int rows, bool accumulate) {
         const float* x = xs + (t0 / kTileTokens) * kDepth * kTileTokens;
+        // The outputs this tile adds to, asked for now, a tile's work before
+        // they are read: each is a token's row of its own, far from the last.
+        if (accumulate)
+            for (int t = 0; t < TT; ++t) {
+                const char* y = reinterpret_cast<const char*>(a.y) + (t0 + t) * a.y_stride + j0 * sizeof(float);
+                for (int h = 0; h < kPanelRows * int(sizeof(float)); h += 64) __builtin_prefetch(y + h, 1);
+            }
         V acc[TT][2];
         for (auto& pair : acc) pair[0] = pair[1] = L::zero();
         for (int64_t k = 0; k < depth; ++k) {
