@@ -69,14 +69,18 @@ std::vector<float> on_the_cpu(const std::vector<float>& x) {
     return {y.begin(), y.end()};
 }
 
+// Two pretend devices and the CPU; the chain's nodes from c on go to the second device.
+ExecutorOptions split_at_c(const Chain& c) {
+    const int second = c.g.get("c").id;
+    return {.backends = {std::make_shared<PretendDevice>(), std::make_shared<PretendDevice>(),
+                         std::make_shared<CpuBackend>(1)},
+            .place = [second](const Tensor& t) { return t.id >= second ? 1 : 0; }};
+}
+
 TEST(ExecutorDevices, ATensorCrossesBetweenDevicesThroughTheHost) {
     Chain c;
     build(c);
-    const std::vector<std::shared_ptr<Backend>> backends{std::make_shared<PretendDevice>(),
-                                                         std::make_shared<PretendDevice>(),
-                                                         std::make_shared<CpuBackend>(1)};
-    const int second = c.g.get("c").id;
-    Executor exec(c.g, {c.y}, {.backends = backends, .place = [&](const Tensor& t) { return t.id >= second ? 1 : 0; }});
+    Executor exec(c.g, {c.y}, split_at_c(c));
     std::string transfers;
     for (const Tensor* t : exec.schedule())
         if (t->op == &ops::kTransfer) transfers += t->name + "@" + std::to_string(t->backend) + " ";
@@ -100,12 +104,9 @@ TEST(ExecutorDevices, ATensorCrossesBetweenDevicesThroughTheHost) {
 TEST(ExecutorDevices, TheProfileTimesEachSegmentOfARun) {
     Chain c;
     build(c);
-    const std::vector<std::shared_ptr<Backend>> backends{std::make_shared<PretendDevice>(),
-                                                         std::make_shared<PretendDevice>(),
-                                                         std::make_shared<CpuBackend>(1)};
-    const int second = c.g.get("c").id;
-    Executor exec(c.g, {c.y},
-                  {.backends = backends, .place = [&](const Tensor& t) { return t.id >= second ? 1 : 0; }, .profile = true});
+    ExecutorOptions options = split_at_c(c);
+    options.profile = true;
+    Executor exec(c.g, {c.y}, options);
     test::fill(c.x, values(1.0f));
     exec.run();
     exec.run();
@@ -122,8 +123,11 @@ TEST(ExecutorDevices, TheProfileTimesEachSegmentOfARun) {
     size_t computed = 0;
     for (const Tensor* t : exec.schedule()) computed += !t->is_view() && !t->inlined;
     EXPECT_EQ(size_t(nodes), computed);
-    for (const Profile::Entry& e : exec.profile().entries())
-        if (e.name == "c") EXPECT_EQ(e.backend, "device1");
+    for (const Profile::Entry& e : exec.profile().entries()) {
+        if (e.name == "c") {
+            EXPECT_EQ(e.backend, "device1");
+        }
+    }
     std::ostringstream table;
     exec.profile().print(table);
     EXPECT_NE(table.str().find("segment 2 device1"), std::string::npos) << table.str();

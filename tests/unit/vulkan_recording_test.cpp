@@ -176,6 +176,29 @@ TEST(VulkanRecording, DecoderLayerForOneTokenIsFiveLevels) {
     }
 }
 
+// Two device buffers of 1024 bytes, bound whole, for a recording to derive
+// copies from; released with the test.
+class TwoBuffers {
+public:
+    explicit TwoBuffers(VulkanDevice& device)
+        : device_(device),
+          a_(device.memory().allocate(1024, MemoryKind::Device)),
+          b_(device.memory().allocate(1024, MemoryKind::Device)) {}
+    ~TwoBuffers() {
+        device_.memory().release(a_);
+        device_.memory().release(b_);
+    }
+    TwoBuffers(const TwoBuffers&) = delete;
+    TwoBuffers& operator=(const TwoBuffers&) = delete;
+
+    BoundTensor first() const { return {.buffer = a_.buffer, .offset = a_.offset, .range = 1024}; }
+    BoundTensor second() const { return {.buffer = b_.buffer, .offset = b_.offset, .range = 1024}; }
+
+private:
+    VulkanDevice& device_;
+    DeviceAllocation a_, b_;
+};
+
 // The scratch memory of derived copies (the tensor-core matmul's fp16 copy
 // of x, shared by the q, k and v projections): a request for the copy of the
 // same range in the same form and size reuses it, until a command writes that range or
@@ -185,11 +208,8 @@ TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     VulkanDevice& device = vulkan->device();
     TestCommands commands(device);
-
-    const DeviceAllocation a = device.memory().allocate(1024, MemoryKind::Device),
-                           b = device.memory().allocate(1024, MemoryKind::Device);
-    const BoundTensor src{.buffer = a.buffer, .offset = a.offset, .range = 1024},
-        other{.buffer = b.buffer, .offset = b.offset, .range = 1024};
+    const TwoBuffers buffers(device);
+    const BoundTensor src = buffers.first(), other = buffers.second();
     std::vector<DeviceAllocation> owned;
     {
         Recorder rec(*vulkan, commands.cb(), owned);
@@ -227,8 +247,6 @@ TEST(VulkanRecording, DerivedCopyIsReusedUntilItsSourceIsWritten) {
     }
     commands.end(false);
     for (const DeviceAllocation& d : owned) device.memory().release(d);
-    device.memory().release(a);
-    device.memory().release(b);
 }
 
 // The second region (matmul_id's route beside x's fp16 copy): taking it
@@ -238,11 +256,8 @@ TEST(VulkanRecording, DerivedAsideLeavesTheCopyCurrent) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     VulkanDevice& device = vulkan->device();
     TestCommands commands(device);
-
-    const DeviceAllocation a = device.memory().allocate(1024, MemoryKind::Device),
-                           b = device.memory().allocate(1024, MemoryKind::Device);
-    const BoundTensor x{.buffer = a.buffer, .offset = a.offset, .range = 1024},
-        ids{.buffer = b.buffer, .offset = b.offset, .range = 1024};
+    const TwoBuffers buffers(device);
+    const BoundTensor x = buffers.first(), ids = buffers.second();
     std::vector<DeviceAllocation> owned;
     {
         Recorder rec(*vulkan, commands.cb(), owned);
@@ -273,8 +288,6 @@ TEST(VulkanRecording, DerivedAsideLeavesTheCopyCurrent) {
     }
     commands.end(false);
     for (const DeviceAllocation& d : owned) device.memory().release(d);
-    device.memory().release(a);
-    device.memory().release(b);
 }
 
 // Which tensor's kernel can write a matmul input's fp16 copy: the input
