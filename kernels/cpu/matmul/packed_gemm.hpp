@@ -10,14 +10,13 @@
 // rows and broadcasts one activation per token: a tile of 2 vectors x
 // kTileTokens tokens keeps 16 accumulators in registers and needs 10 loads
 // per 16 FMAs. run() takes k in ranges of kDepth; per range, it first copies
-// the activations tile by tile (a tile's values of k side by side), then
-// packs each panel of its rows in turn and runs every tile over it. The
-// panel (32 KiB with AVX-512) stays in L1 for all the tokens of the call,
-// the range's activations (a quarter of the tokens' bytes with k = 1024)
-// in L2 for all the panels, and a tile's broadcasts read one sequential
-// stream (read in place, every panel read all the activations again from
-// L3, at the rows' strides: docs/cpu-matmul.md has what that cost). A
-// thread's rows are its own, so threads share nothing.
+// each token's activations of the range into a buffer of its own (one
+// memcpy a token), then packs each panel of its rows in turn and runs every
+// tile over it. The panel (32 KiB with AVX-512) stays in L1 for all the
+// tokens of the call, and the range's activations (kDepth floats a token)
+// in L2 for all the panels. Read in place instead, every panel read all the
+// activations again from L3 at the rows' strides (docs/cpu-matmul.md has
+// what that cost). A thread's rows are its own, so threads share nothing.
 // Internal linkage: see unpack.hpp.
 #pragma once
 
@@ -174,17 +173,15 @@ struct PackedGemm {
         }
     }
 
-    // The activations of k values [k0, k0 + depth) tile by tile: tile i's
-    // values of k are kTileTokens floats in a row (tokens kTileTokens * i ..),
-    // so that a tile's broadcasts read one sequential stream.
+    // The activations of k values [k0, k0 + depth), each token's kDepth
+    // values in a row (one copy per token), so that they stay in L2 for
+    // every panel of the range.
     static const float* pack_x(const MatmulArgs& a, int64_t k0, int64_t depth) {
         thread_local std::vector<float> xs;
-        const int64_t tiles = (a.m + kTileTokens - 1) / kTileTokens;
-        xs.resize(size_t(tiles * kDepth * kTileTokens));
+        xs.resize(size_t(a.m * kDepth));
         for (int64_t t = 0; t < a.m; ++t) {
             const float* x = reinterpret_cast<const float*>(reinterpret_cast<const char*>(a.x) + t * a.x_stride) + k0;
-            float* out = xs.data() + (t / kTileTokens) * kDepth * kTileTokens + t % kTileTokens;
-            for (int64_t k = 0; k < depth; ++k) out[k * kTileTokens] = x[k];
+            std::copy(x, x + depth, xs.data() + t * kDepth);
         }
         return xs.data();
     }
@@ -193,7 +190,8 @@ struct PackedGemm {
     template <int TT>
     static void tile(const MatmulArgs& a, const Panel& p, const float* xs, int64_t depth, int64_t t0, int64_t j0,
                      int rows, bool accumulate) {
-        const float* x = xs + (t0 / kTileTokens) * kDepth * kTileTokens;
+        const float* x[TT];
+        for (int t = 0; t < TT; ++t) x[t] = xs + (t0 + t) * kDepth;
         // The outputs this tile adds to, asked for now, a tile's work before
         // they are read: each is a token's row of its own, far from the last.
         if (accumulate)
@@ -206,8 +204,8 @@ struct PackedGemm {
         for (int64_t k = 0; k < depth; ++k) {
             const V w0 = L::load(p.w[k]), w1 = L::load(p.w[k] + L::W);
             for (int t = 0; t < TT; ++t) {
-                acc[t][0] = L::fma(w0, x[k * kTileTokens + t], acc[t][0]);
-                acc[t][1] = L::fma(w1, x[k * kTileTokens + t], acc[t][1]);
+                acc[t][0] = L::fma(w0, x[t][k], acc[t][0]);
+                acc[t][1] = L::fma(w1, x[t][k], acc[t][1]);
             }
         }
         for (int t = 0; t < TT; ++t) {
