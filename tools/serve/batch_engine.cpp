@@ -25,7 +25,7 @@ BatchEngine::BatchEngine(const model::Model& model, const tokenizer::Tokenizer& 
 // The passes a server runs (a prompt chunk, a decode step of every slot),
 // once before the first job: a GPU creates their pipelines and touches their
 // buffers here rather than in the first request's time to first token
-// (about 0.6 s on an H200, docs/server.md). Every sequence is empty after.
+// (docs/server.md has what that was). Every sequence is empty after.
 void BatchEngine::warm_up() {
     const int64_t chunk = std::min<int64_t>(int64_t(kPromptChunk), batch_.n_ctx() - 1);
     if (chunk > 0) batch_.eval(0, std::vector<int32_t>(size_t(chunk), 0));

@@ -234,17 +234,10 @@ struct PackedGemm {
                 int64_t t0 = 0;
                 for (; t0 + kTileTokens <= a.m; t0 += kTileTokens)
                     tile<kTileTokens>(a, panel, xs, depth, t0, j0, rows, k0 > 0);
-                const auto rest = [&]<int TT>() { tile<TT>(a, panel, xs, depth, t0, j0, rows, k0 > 0); };
-                switch (a.m - t0) {
-                    case 1: rest.template operator()<1>(); break;
-                    case 2: rest.template operator()<2>(); break;
-                    case 3: rest.template operator()<3>(); break;
-                    case 4: rest.template operator()<4>(); break;
-                    case 5: rest.template operator()<5>(); break;
-                    case 6: rest.template operator()<6>(); break;
-                    case 7: rest.template operator()<7>(); break;
-                    default: break;
-                }
+                // The last a.m - t0 < kTileTokens tokens: a tile of that many.
+                [&]<int... I>(std::integer_sequence<int, I...>) {
+                    ((a.m - t0 == I + 1 ? tile<I + 1>(a, panel, xs, depth, t0, j0, rows, k0 > 0) : void()), ...);
+                }(std::make_integer_sequence<int, kTileTokens - 1>{});
             }
         }
     }
