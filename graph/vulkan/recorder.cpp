@@ -33,40 +33,40 @@ BoundTensor Recorder::bind(const Tensor& t) {
 }
 
 BoundTensor Recorder::derived_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh) {
+    return derive(scratch_, source, form, bytes, fresh);
+}
+
+BoundTensor Recorder::derived_aside(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh) {
+    return derive(aside_, source, form, bytes, fresh);
+}
+
+BoundTensor Recorder::derive(Region& region, const BoundTensor& source, uint64_t form, VkDeviceSize bytes,
+                             bool& fresh) {
     const ScratchCopy wanted = copy_of(source, form, bytes);
-    fresh = scratch_holds_ != wanted || scratch_.range < bytes;
-    const BoundTensor region = scratch(bytes);
-    scratch_holds_ = wanted;
-    return region;
+    fresh = region.holds != wanted || region.span.range < bytes;
+    const BoundTensor taken = take(region, bytes);
+    region.holds = wanted;
+    return taken;
 }
 
 void Recorder::holds_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes) {
-    scratch_holds_ = copy_of(source, form, bytes);
+    scratch_.holds = copy_of(source, form, bytes);
 }
 
 Recorder::ScratchCopy Recorder::copy_of(const BoundTensor& source, uint64_t form, VkDeviceSize bytes) {
     return {{source.buffer, source.offset, source.offset + source.range}, form, bytes};
 }
 
-BoundTensor Recorder::scratch(VkDeviceSize bytes) {
-    if (scratch_.range < bytes) {  // earlier commands keep the smaller region
+BoundTensor Recorder::take(Region& region, VkDeviceSize bytes) {
+    if (region.span.range < bytes) {
         const DeviceAllocation& a = scratch_owner_.emplace_back(device().memory().allocate(bytes, MemoryKind::Device));
-        scratch_ = {.buffer = a.buffer, .offset = a.offset, .range = bytes};
+        region.span = {.buffer = a.buffer, .offset = a.offset, .range = bytes};
     }
-    scratch_holds_.reset();
-    return {.buffer = scratch_.buffer, .offset = scratch_.offset, .range = bytes};
+    region.holds.reset();
+    return {.buffer = region.span.buffer, .offset = region.span.offset, .range = bytes};
 }
 
-BoundTensor Recorder::derived_aside(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh) {
-    const ScratchCopy wanted = copy_of(source, form, bytes);
-    fresh = aside_holds_ != wanted || aside_.range < bytes;
-    if (aside_.range < bytes) {  // earlier commands keep the smaller region
-        const DeviceAllocation& a = scratch_owner_.emplace_back(device().memory().allocate(bytes, MemoryKind::Device));
-        aside_ = {.buffer = a.buffer, .offset = a.offset, .range = bytes};
-    }
-    aside_holds_ = wanted;
-    return {.buffer = aside_.buffer, .offset = aside_.offset, .range = bytes};
-}
+BoundTensor Recorder::scratch(VkDeviceSize bytes) { return take(scratch_, bytes); }
 
 void Recorder::barrier() {
     const VkMemoryBarrier mb{
@@ -89,8 +89,8 @@ void Recorder::hazard_check(const std::vector<Range>& reads, const std::vector<R
         return false;
     };
     if (hits(reads, pending_writes_) || hits(writes, pending_writes_) || hits(writes, pending_reads_)) barrier();
-    if (scratch_holds_ && hits(writes, {scratch_holds_->source})) scratch_holds_.reset();
-    if (aside_holds_ && hits(writes, {aside_holds_->source})) aside_holds_.reset();
+    for (Region* region : {&scratch_, &aside_})
+        if (region->holds && hits(writes, {region->holds->source})) region->holds.reset();
     pending_reads_.insert(pending_reads_.end(), reads.begin(), reads.end());
     pending_writes_.insert(pending_writes_.end(), writes.begin(), writes.end());
 }

@@ -116,10 +116,18 @@ private:
         bool operator==(const ScratchCopy&) const = default;
     };
     static ScratchCopy copy_of(const BoundTensor& source, uint64_t form, VkDeviceSize bytes);
-    BoundTensor scratch_;                         // the latest scratch region
-    std::optional<ScratchCopy> scratch_holds_;  // what it holds a copy of
-    BoundTensor aside_;                           // derived_aside's latest region
-    std::optional<ScratchCopy> aside_holds_;    // and what it holds
+    // A scratch region: the latest allocation, and what it holds a copy of.
+    struct Region {
+        BoundTensor span;
+        std::optional<ScratchCopy> holds;
+    };
+    // `bytes` of the region, a larger allocation where it is smaller
+    // (earlier commands keep the smaller one).
+    BoundTensor take(Region& region, VkDeviceSize bytes);
+    // derived_copy and derived_aside, each in its region.
+    BoundTensor derive(Region& region, const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh);
+    Region scratch_;  // scratch(), derived_copy
+    Region aside_;    // derived_aside
     std::unordered_set<const Tensor*> half_copies_wanted_;
     std::vector<Range> pending_reads_, pending_writes_;  // since the last barrier
     RecordStats stats_;
