@@ -399,7 +399,6 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
 
 void Executor::run() {
     using Clock = std::chrono::steady_clock;
-    const auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
     auto t0 = Clock::now();
     for (const Mirror& m : mirrors_) std::memcpy(m.copy->data, m.input->data, m.input->nbytes());
     if (options_.profile && !mirrors_.empty())

@@ -5,6 +5,7 @@
 // step's wall time exceeds its nodes', the host or a wait took the rest.
 #pragma once
 
+#include <chrono>
 #include <iosfwd>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,11 @@
 #include "graph/tensor.hpp"
 
 namespace tessera {
+
+// Wall-clock seconds from t0 until now: how the host's steps are timed.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 class Profile {
 public:

@@ -22,14 +22,6 @@ struct Session::Plan {
     int64_t n_kv = 0;  // cache positions attention reads (masked by position beyond n_past)
 };
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
 int64_t context_that_fits(const Model& model, const SessionOptions& options, int64_t n_seq) {
     if (n_seq < 1) throw Error("a session needs at least one sequence");
     const int64_t n_ctx = std::min(options.n_ctx, model.hparams().n_ctx_train);
