@@ -9,7 +9,10 @@
 //     (n = 256: L2; n = 1024: L2 or L3): the kernel's compute ceiling, in
 //     weight bytes per second; the difference of the two us/call is the cost
 //     of 768 rows without the call's fixed part (activations, barriers).
-//   BM_Matmul/<type>/<k>/<n>: 512 tokens; reports GFLOP/s (2*n*k*m per call).
+//   BM_Matmul/<type>/<k>/<n>: 512 tokens at the prompt shapes of TinyLlama and
+//     Llama-2-7B; reports GFLOP/s (2*n*k*m per call) and its fraction of this
+//     binary's measured F32 FMA peak (of_fma_peak: roofline.hpp), the bound of
+//     the default (q16) path, which multiplies in F32.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "bench/random_values.hpp"
+#include "bench/roofline.hpp"
 #include "bench/stream_read.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/quant/registry.hpp"
@@ -133,10 +137,13 @@ void BM_Matmul(benchmark::State& state, GgmlType id, ActivationPrecision act) {
     const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m, act, bench_threads()));
     const cpu::MatmulArgs args{id, w.get(), type.row_bytes(k), x.data(), size_t(k) * 4, y.data(), size_t(n) * 4,
                                n, k, m, act};
+    const double flops = 2.0 * double(n * k * m), peak = fma_peak_flops_per_second();
+    const auto start = std::chrono::steady_clock::now();
     run_calls(state, args, work.get(), [](cpu::MatmulArgs&) {});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     benchmark::DoNotOptimize(y.data());
-    state.counters["GFLOP/s"] =
-        benchmark::Counter(2.0 * double(n * k * m) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GFLOP/s"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["of_fma_peak"] = benchmark::Counter(flops * double(state.iterations()) / seconds / peak);
 }
 
 // k x n of TinyLlama's projections: attention/output, ffn gate/up, ffn down.
@@ -144,9 +151,15 @@ void tinyllama_shapes(benchmark::internal::Benchmark* b) {
     b->Args({2048, 2048})->Args({2048, 5632})->Args({5632, 2048})->ArgNames({"k", "n"});
 }
 
+// The same three of TinyLlama and of Llama-2-7B.
+void prompt_shapes(benchmark::internal::Benchmark* b) {
+    tinyllama_shapes(b);
+    b->Args({4096, 4096})->Args({4096, 11008})->Args({11008, 4096});
+}
+
 const int registered = [] {
     // BM_Matvec/Q4_0: llama.cpp's 8-bit activations; BM_Matvec/Q4_0/q16: 16-bit (see ActivationPrecision).
-    for (GgmlType id : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16})
+    for (GgmlType id : {GgmlType::Q4_0, GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::F16, GgmlType::BF16})
         for (ActivationPrecision act : {ActivationPrecision::Q8, ActivationPrecision::Q16}) {
             if (!find_quant_type(id) || !cpu::matmul_supports(id)) continue;
             const std::string name =
@@ -165,8 +178,7 @@ const int registered = [] {
                 ->Unit(benchmark::kMillisecond)
                 ->MinTime(0.3);
             benchmark::RegisterBenchmark(("BM_Matmul/" + name).c_str(), BM_Matmul, id, act)
-                ->Args({2048, 2048})
-                ->ArgNames({"k", "n"})
+                ->Apply(prompt_shapes)
                 ->UseRealTime()
                 ->Unit(benchmark::kMillisecond)
                 ->MinTime(0.3);
