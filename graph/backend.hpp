@@ -80,6 +80,12 @@ public:
     // that read it directly or through views, all on this backend; nodes the
     // node reads have been asked first.
     virtual bool inlines(const Tensor& node, std::span<Tensor* const> readers) const { return false; }
+    // Whether the kernel that computes an inlined `node` writes it to memory
+    // all the same, for readers that load it later (a MoE router's logits:
+    // the topk's dispatch computes them and the moe_sum reads them). Asked
+    // once inlines() said yes; such a node gets storage of its own, live
+    // from its level (that of the kernel computing it) to its last reader's.
+    virtual bool stores_inlined(const Tensor& node, std::span<Tensor* const> readers) const { return false; }
     // Storage for planned tensors (zeroed, 64-byte aligned; host-addressable
     // unless host_addressable() is false).
     virtual std::shared_ptr<void> allocate(size_t bytes);

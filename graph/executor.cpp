@@ -166,6 +166,7 @@ void Executor::keep_externals_on_one_backend() {
 // nodes with ordering edges, and nodes read by another backend.
 void Executor::inline_nodes() {
     for (Tensor* t : schedule_) t->inlined = false;  // another executor's choice
+    stored_inline_.assign(graph_.tensors().size(), false);
     if (!options_.fuse || (!options_.dump_dir.empty() && options_.dump.empty())) return;
     const size_t n = graph_.tensors().size();
     std::vector<bool> pinned(n);  // by id
@@ -188,7 +189,9 @@ void Executor::inline_nodes() {
         const std::vector<Tensor*>& r = readers[size_t(t->id)];
         const bool one_backend =
             !r.empty() && std::all_of(r.begin(), r.end(), [&](const Tensor* x) { return x->backend == t->backend; });
-        t->inlined = one_backend && backends_[size_t(t->backend)]->inlines(*t, r);
+        const Backend& b = *backends_[size_t(t->backend)];
+        t->inlined = one_backend && b.inlines(*t, r);
+        stored_inline_[size_t(t->id)] = t->inlined && b.stores_inlined(*t, r);
     }
 }
 
@@ -361,7 +364,11 @@ void Executor::plan_storage(const std::vector<Tensor*>& outputs) {
     std::vector<std::vector<Tensor*>> owners(backends_.size());
     std::vector<size_t> slot(n);  // by id: index of an owner in its backend's lists
     for (Tensor* t : schedule_) {
-        if (t->is_view() || t->op->alias_src >= 0 || t->inlined || shared.contains(t)) continue;
+        if (t->inlined && !stored_inline_[size_t(t->id)]) {
+            t->data = nullptr;  // not storage an earlier executor of the graph gave it
+            continue;
+        }
+        if (t->is_view() || t->op->alias_src >= 0 || shared.contains(t)) continue;
         const int first = level_[size_t(t->id)];
         int last = std::max(first, last_read[size_t(t->id)]);
         if (kept(t)) last = INT_MAX;

@@ -10,7 +10,9 @@
 // independent nodes; storage of every intermediate planned from liveness in
 // one arena per backend (outputs and dumped nodes are kept). Before levels
 // are made, a backend may inline nodes into the kernels that read them
-// (Backend::inlines; never outputs, dumped nodes, or with options.fuse off).
+// (Backend::inlines; never outputs, dumped nodes, or with options.fuse off);
+// such a node has no storage unless the backend says its kernel stores it
+// too (Backend::stores_inlined).
 // After planning, every tensor's data pointer is fixed: fill the inputs
 // through Tensor::data, then run() as often as needed.
 #pragma once
@@ -85,6 +87,7 @@ private:
     std::vector<Tensor*> transfers_;  // the transfer nodes insert_transfers() added
     std::vector<Tensor*> inputs_;
     std::vector<int> level_;  // group_by_level()'s, by tensor id
+    std::vector<bool> stored_inline_;  // by tensor id: inlined, with storage all the same (Backend::stores_inlined)
     std::vector<std::shared_ptr<void>> arenas_, works_, shared_storage_;
     std::vector<std::shared_ptr<void>> segment_states_;  // Backend::run_segment's, per segment
     int shared_backend_ = 0;  // the backend that allocates inputs (a device backend when there is one)

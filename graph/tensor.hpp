@@ -52,8 +52,9 @@ struct Tensor {
     void* data = nullptr;    // host address, valid while the executor runs (or borrowed)
     int backend = 0;         // index of the backend that computes/stores it (executor's list)
     // Computed inside the kernels of the nodes that read it (Backend::inlines):
-    // no storage (data stays null), no run and no level of its own. Set by
-    // the executor planning the graph (like `backend`): the last one built.
+    // no storage (data stays null, unless Backend::stores_inlined), no run
+    // and no level of its own. Set by the executor planning the graph (like
+    // `backend`): the last one built.
     bool inlined = false;
 
     bool is_leaf() const { return op == nullptr; }

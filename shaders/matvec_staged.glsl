@@ -209,4 +209,5 @@ void main() {
     stage_x();
     for (uint r = gl_SubgroupID * ROWS; r < GROUP_ROWS && first + r < p.n; r += gl_NumSubgroups * ROWS)
         rows_of_subgroup(first + r, col0);
+    moe_epilogue(first, GROUP_ROWS, col0);
 }

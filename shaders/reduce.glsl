@@ -3,7 +3,12 @@
 // invocation of the workgroup must call them (they hold barriers).
 layout(constant_id = 0) const uint REDUCE_GROUP_SIZE = 256;  // the workgroup size (common.glsl)
 
-shared float reduce_partials[REDUCE_GROUP_SIZE];  // at most one subgroup per invocation
+// At most one subgroup per invocation; an includer that reduces only in
+// some of its specializations may define fewer.
+#ifndef REDUCE_PARTIALS
+#define REDUCE_PARTIALS REDUCE_GROUP_SIZE
+#endif
+shared float reduce_partials[REDUCE_PARTIALS];
 
 float group_sum(float v) {
     v = subgroupAdd(v);

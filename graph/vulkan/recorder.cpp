@@ -68,6 +68,24 @@ BoundTensor Recorder::take(Region& region, VkDeviceSize bytes) {
 
 BoundTensor Recorder::scratch(VkDeviceSize bytes) { return take(scratch_, bytes); }
 
+BoundTensor Recorder::counters(uint32_t n) {
+    // Zeroed a block at a time (a submission of its own, waited for): a
+    // generation step's MoE layers take one block of counters.
+    constexpr VkDeviceSize kBlockBytes = 64 << 10;
+    const VkDeviceSize align = std::max<VkDeviceSize>(device().limits().minStorageBufferOffsetAlignment, 4);
+    const VkDeviceSize bytes = (VkDeviceSize(n) * 4 + align - 1) / align * align;
+    if (counters_used_ + bytes > counters_.range) {
+        const VkDeviceSize size = std::max(bytes, kBlockBytes);
+        const DeviceAllocation& a = scratch_owner_.emplace_back(device().memory().allocate(size, MemoryKind::Device));
+        backend_.zero(a.buffer, a.offset, size);
+        counters_ = {.buffer = a.buffer, .offset = a.offset, .range = size};
+        counters_used_ = 0;
+    }
+    const BoundTensor taken{.buffer = counters_.buffer, .offset = counters_.offset + counters_used_, .range = bytes};
+    counters_used_ += bytes;
+    return taken;
+}
+
 void Recorder::barrier() {
     const VkMemoryBarrier mb{
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,

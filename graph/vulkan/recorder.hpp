@@ -84,6 +84,12 @@ public:
     void want_half_copy(const Tensor& t) { half_copies_wanted_.insert(&t); }
     bool half_copy_wanted(const Tensor& t) const { return half_copies_wanted_.contains(&t); }
     void holds_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes);
+    // `n` counters (uint32, from the binding's start) for the workgroups of
+    // one dispatch to count on (shaders/matvec_moe.glsl): zero when the
+    // recording is first submitted, and the dispatch must leave them zero,
+    // since the command buffer is submitted again unchanged. Each call its
+    // own counters, so that dispatches counting need no barrier between them.
+    BoundTensor counters(uint32_t n);
     // Copies byte ranges (src offset, dst offset, size: relative to the bound tensors' first bytes).
     void copy(const BoundTensor& src, const BoundTensor& dst, const std::vector<VkBufferCopy>& regions);
 
@@ -128,6 +134,8 @@ private:
     BoundTensor derive(Region& region, const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh);
     Region scratch_;  // scratch(), derived_copy
     Region aside_;    // derived_aside
+    BoundTensor counters_;          // zeroed device memory for counters(), of which
+    VkDeviceSize counters_used_ = 0;  // the first bytes are taken
     std::unordered_set<const Tensor*> half_copies_wanted_;
     std::vector<Range> pending_reads_, pending_writes_;  // since the last barrier
     RecordStats stats_;

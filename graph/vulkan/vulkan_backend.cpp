@@ -203,6 +203,10 @@ bool VulkanBackend::inlines(const Tensor& node, std::span<Tensor* const> readers
     return vkk::inlines(node, readers) || vkk::moe_inlines(node, readers) || vkk::head_norm_inlines(node, readers);
 }
 
+bool VulkanBackend::stores_inlined(const Tensor& node, std::span<Tensor* const> readers) const {
+    return vkk::moe_stores(node, readers);
+}
+
 void VulkanBackend::register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror) {
     regions_[reinterpret_cast<uintptr_t>(base)] = Region{.bytes = bytes, .allocation = a, .mirror = mirror};
 }
@@ -261,6 +265,15 @@ void VulkanBackend::upload(const DeviceAllocation& dst, size_t bytes, size_t uni
     }
     device_->memory().release(staging);
     uploaded_bytes_ += bytes;
+}
+
+void VulkanBackend::zero(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes) {
+    std::unique_ptr<Submitter> s = spare_submitters_->take(device_);
+    const VkCommandBuffer cb = s->begin_one_time();
+    vk::vkCmdFillBuffer(cb, buffer, offset, bytes, 0);
+    Submitter::end(cb);
+    s->submit_and_wait();
+    spare_submitters_->give(std::move(s));
 }
 
 void VulkanBackend::copy_to_host(const void* data, size_t bytes, void* dst) const {

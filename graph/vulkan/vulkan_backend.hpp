@@ -45,6 +45,7 @@ public:
     bool supports(const Tensor& node) const override;
     // Matvec fusions: graph/vulkan/kernels/matvec_fusion.hpp.
     bool inlines(const Tensor& node, std::span<Tensor* const> readers) const override;
+    bool stores_inlined(const Tensor& node, std::span<Tensor* const> readers) const override;
     bool host_addressable() const override { return false; }
     std::shared_ptr<void> allocate(size_t bytes) override;
     std::shared_ptr<void> allocate_shared(size_t bytes) override;
@@ -67,6 +68,9 @@ public:
     DeviceSpan locate(const Tensor& t);
     // Dispatches, barriers and copies of the last segment recorded.
     const RecordStats& last_record_stats() const { return last_stats_; }
+    // Sets `bytes` of device memory at `offset` in `buffer` to zero, now (a
+    // submission of its own, waited for).
+    void zero(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes);
     // Bytes of weights copied to the device so far.
     size_t uploaded_bytes() const { return uploaded_bytes_; }
 

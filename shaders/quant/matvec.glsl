@@ -52,7 +52,9 @@
 // with the dot products and applied to them; or silu(x) * x2; or
 // gelu_tanh(x) * x2), and the rows may be rotated (ROPE: a pair of rows is in one workgroup; with
 // per-pair frequency divisors under ROPE_FACTORS) and stored into rows of a
-// cache chosen by ids (SCATTER, F32 or F16).
+// cache chosen by ids (SCATTER, F32 or F16). In a MoE block, work that
+// needs every row may follow in the last workgroup to finish
+// (EPILOGUE: shaders/matvec_moe.glsl).
 #include "common.glsl"
 #include "matmul_args.glsl"
 #include "rope.glsl"
@@ -82,6 +84,8 @@ layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTE
 layout(binding = 6, scalar) readonly buffer Factors { float factors[]; };  // ROPE_FACTORS; else x again
 layout(binding = 7, scalar) writeonly buffer Y { float y[]; };
 layout(binding = 7, scalar) writeonly buffer Y16 { float16_t y16[]; };
+// Bindings 8 and 9, and what binding 6 holds in a MoE block's matvecs.
+#include "matvec_moe.glsl"
 
 const bool NORMED = PROLOGUE == NORM || PROLOGUE == NORM_GAIN;
 // EXPERTS with swiglu: up is laid out as its gate (x) and read at x's
@@ -137,6 +141,8 @@ void store(uint row, uint c, float v) {
         const uint at = p.y_first + dst * p.y_nb1 + row / hd * p.y_nb_head + row % hd;
         if (Y_F16) y16[at] = float16_t(v);
         else y[at] = v;
+    } else if (EPILOGUE != NO_EPILOGUE) {
+        stored[y_col(c) + row] = v;
     } else {
         y[y_col(c) + row] = v;
     }
@@ -276,5 +282,6 @@ void main() {
     }
     if (t < ROWS * COLS && row0 + r < p.n && col0 + c < p.m)
         finish(row0 + r, col0 + c, sum, ROPE ? totals[(r ^ 1) * COLS + c] : 0.0);
+    moe_epilogue(row0, ROWS, col0);
 }
 #endif

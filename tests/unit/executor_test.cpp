@@ -211,10 +211,16 @@ public:
     std::string_view name() const override { return "silu-inlining"; }
     bool supports(const Tensor& node) const override { return node.op->name == "silu"; }
     bool inlines(const Tensor& node, std::span<Tensor* const>) const override { return node.name.starts_with("f"); }
+    // And stores one named "fk" as it computes it.
+    bool stores_inlined(const Tensor& node, std::span<Tensor* const>) const override {
+        return node.name.starts_with("fk");
+    }
     void run(std::span<Tensor* const> nodes, void*, const NodeDone& done) override {
         for (Tensor* t : nodes) {
             EXPECT_FALSE(t->inlined) << t->name << " is inlined but was run";
             for (int64_t i = 0; i < t->nelements(); ++i) static_cast<float*>(t->data)[i] = value(*t, i);
+            if (const Tensor& src = *t->src[0]; src.inlined && src.data)
+                for (int64_t i = 0; i < src.nelements(); ++i) static_cast<float*>(src.data)[i] = value(src, i);
             if (done) done(*t, 0.0);
         }
     }
@@ -273,6 +279,33 @@ TEST(Executor, InlinedNodesRunInsideTheirReaders) {
         exec.run();
         EXPECT_LE(test::nmse(expected, test::f32_values(*chain.back())), 1e-12);
     }
+}
+
+// x -> s0 -> fk1 -> s2 -> s3 (output): fk1 is computed inside s2, which
+// stores it as well: it has storage of its own, apart from that of s0 and
+// s2, which are live at its level.
+TEST(Executor, StoredInlinedNodeHasStorageOfItsOwn) {
+    Graph g;
+    Tensor* x = g.input("x", GgmlType::F32, {256, 2, 1, 1});
+    std::vector<Tensor*> chain{x};
+    for (const char* name : {"s0", "fk1", "s2", "s3"}) chain.push_back(g.name(silu(chain.back()), name));
+    Executor exec(g, {chain.back()}, {.backends = {std::make_shared<SiluInliningBackend>()}});
+    const Tensor &s0 = *chain[1], &fk1 = *chain[2], &s2 = *chain[3];
+    ASSERT_TRUE(fk1.inlined);
+    ASSERT_NE(fk1.data, nullptr);
+    auto apart = [](const Tensor& a, const Tensor& b) {
+        const char *pa = static_cast<const char*>(a.data), *pb = static_cast<const char*>(b.data);
+        return pa + a.nbytes() <= pb || pb + b.nbytes() <= pa;
+    };
+    EXPECT_TRUE(apart(fk1, s0));
+    EXPECT_TRUE(apart(fk1, s2));
+    const std::vector<float> input = test::random_floats(512, 6);
+    test::fill(x, input);
+    exec.run();
+    std::vector<float> expected = input;
+    for (int i = 0; i < 4; ++i)
+        for (float& v : expected) v = float(double(v) / (1.0 + std::exp(-double(v))));
+    EXPECT_LE(test::nmse(expected, test::f32_values(*chain.back())), 1e-12);
 }
 
 TEST(Executor, KernelErrorsSurfaceAsExceptions) {

@@ -232,13 +232,20 @@ Tensor* expert_ids(Graph& g, int64_t slots, int64_t n, int64_t n_expert) {
 }
 
 // Layer::moe_ffn's block (models/layer.cpp) for n tokens from the router's
-// logits on: on Vulkan its fused form (graph/vulkan/kernels/moe_fusion.hpp:
-// softmax in topk and moe_weights, moe_weights in moe_sum, swiglu in the down
-// matvec, moe_sum in the residual add) against the reference's nodes.
-Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residual) {
+// logits on (`routed`: from the router's matvec of x on): on Vulkan its
+// fused form (graph/vulkan/kernels/moe_fusion.hpp: softmax in topk and
+// moe_weights, moe_weights in moe_sum, swiglu in the down matvec, moe_sum
+// in the residual add; routed, the topk in the last workgroups of the
+// router's matvec and the sum in those of the down matvec) against the
+// reference's nodes.
+Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residual, bool routed = false) {
     constexpr int64_t d = 256, ff = 64, n_expert = 8, used = 3;
     Tensor* x = in(g, "in_x", {d, n, 1, 1});
-    Tensor* probs = softmax(in(g, "in_logits", {n_expert, n, 1, 1}), scale);
+    Tensor* logits = routed ? matmul(g.weight("w_router", GgmlType::F32, {d, n_expert, 1, 1},
+                                              weights_of(GgmlType::F32, d, n_expert).data()),
+                                     x)
+                            : in(g, "in_logits", {n_expert, n, 1, 1});
+    Tensor* probs = softmax(logits, scale);
     Tensor* ids = topk(probs, used);
     Tensor* weights = moe_weights(probs, ids, normalize);
     Tensor* token = reshape(x, {d, 1, n, 1});
@@ -279,6 +286,14 @@ void add_moe_cases(std::vector<OpCase>& v) {
             v.push_back({"moe_block_n" + std::to_string(n) + (residual ? "_residual" : "_alone") +
                              (n == 3 ? "_plain_scaled" : ""),
                          [=](Graph& g) { return moe_block(g, n, n != 3, n == 3 ? 0.5f : 1.0f, residual); }, 5e-4});
+    // From the router's matvec on, for 1, 3 and 9 tokens (column groups of
+    // the router's matvec that each rank their tokens).
+    for (int64_t n : {1, 3, 9})
+        for (bool residual : {true, false})
+            v.push_back({"moe_block_routed_n" + std::to_string(n) + (residual ? "_residual" : "_alone") +
+                             (n == 3 ? "_plain_scaled" : ""),
+                         [=](Graph& g) { return moe_block(g, n, n != 3, n == 3 ? 0.5f : 1.0f, residual, true); },
+                         5e-4});
     for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K,
                           GgmlType::Q5_K, GgmlType::Q6_K}) {
         if (find_quant_type(type) == nullptr) continue;

@@ -2,10 +2,12 @@
 // node on the device, run three times by one executor with new inputs: the
 // recorded command buffer is resubmitted unchanged, so matmul_id must read
 // the experts the router picks on the GPU, not the ones it picked when the
-// buffer was recorded. The block runs fused (graph/vulkan/kernels/
-// moe_fusion.hpp) as in generation: the router's softmax inside topk and
-// moe_weights, moe_weights inside moe_sum, swiglu inside the down matvec,
-// moe_sum inside the residual add.
+// buffer was recorded, and the counters the router's and the down matvecs'
+// last workgroups are found by must be back at zero. The block runs fused
+// (graph/vulkan/kernels/moe_fusion.hpp) as in generation: the topk (the
+// router's softmax inside) in the router matvec's last workgroups,
+// moe_weights inside moe_sum, swiglu inside the down matvec, the moe_sum and
+// the residual add in its last workgroups.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -82,32 +84,43 @@ TEST(VulkanMoe, RecordedTokenFollowsTheRoutersChoice) {
     }
 }
 
-// One run of `block` on x by an executor of its own, fused or not: the ids,
-// the output and the dispatches recorded.
+// One run of `block` on x by an executor of its own, fused or not, with
+// `more` outputs: the ids, the output and the dispatches and barriers
+// recorded.
 struct BlockRun {
     std::vector<float> ids, out;
-    uint32_t dispatches;
+    uint32_t dispatches, barriers;
 };
 
-BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block, const std::vector<float>& x, bool fuse) {
-    Executor e(block.g, {block.out, block.ids}, {.backends = {vulkan}, .fuse = fuse});
+BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block, const std::vector<float>& x, bool fuse,
+                   const std::vector<Tensor*>& more = {}) {
+    std::vector<Tensor*> outputs{block.out, block.ids};
+    outputs.insert(outputs.end(), more.begin(), more.end());
+    Executor e(block.g, outputs, {.backends = {vulkan}, .fuse = fuse});
     test::fill(block.x, x);
     e.run();
     const auto work = vulkan->last_recorded_work();
-    return {test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0};
+    return {test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0,
+            work ? work->barriers : 0};
 }
 
-// The fused block records 4 dispatches fewer than its 10 nodes (softmax,
-// moe_weights and swiglu inside their readers, moe_sum and add one), with the
-// same ids and nearly the same output; fuse off records every node.
-TEST(VulkanMoe, FusedBlockIsFourDispatchesFewer) {
+// The fused block records its 10 nodes as 4 dispatches in 3 levels: the
+// router's matvec with the topk in its last workgroups (the softmax inside
+// the topk), gate and up, and the down matvec (swiglu inside) with the sum
+// and the residual add in its last workgroups (moe_weights inside), with
+// the same ids and nearly the same output; fuse off records every node, in
+// 8 levels.
+TEST(VulkanMoe, FusedBlockIsFourDispatchesInThreeLevels) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     const std::vector<float> x = test::random_floats(size_t(kDim), 7, 2.0f);
     MoeBlock blocks[2];  // each its own weights: none at another's freed address
     const BlockRun fused = run_block(vulkan, blocks[1], x, true), apart = run_block(vulkan, blocks[0], x, false);
     EXPECT_EQ(fused.ids, apart.ids);
     EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
-    EXPECT_EQ(fused.dispatches + 4, apart.dispatches);
+    EXPECT_EQ(apart.dispatches, 10u);
+    EXPECT_EQ(apart.barriers, 7u);
+    EXPECT_EQ(fused.dispatches, 4u);
+    EXPECT_EQ(fused.barriers, 2u);
 }
 
 // The ffn norm is computed by its three readers (the router's matvec, gate
@@ -120,7 +133,30 @@ TEST(VulkanMoe, NormedBlockComputesTheNormInItsReaders) {
     const BlockRun fused = run_block(vulkan, blocks[1], x, true), apart = run_block(vulkan, blocks[0], x, false);
     EXPECT_EQ(fused.ids, apart.ids);
     EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
-    EXPECT_EQ(fused.dispatches + 5, apart.dispatches);
+    EXPECT_EQ(fused.dispatches + 7, apart.dispatches);
+    EXPECT_EQ(fused.barriers, 2u);
+}
+
+// Where the router's softmax is stored (an output), the softmax's kernel
+// records the router's matvec, then the softmax, and the topk ranks the
+// stored probabilities: two dispatches more; where the moe_sum is stored,
+// the down matvec sums in its last workgroups as before, from those
+// probabilities, and the residual add is a dispatch of its own. The same ids
+// and output.
+TEST(VulkanMoe, StoredSoftmaxAndSumTakeTheirOwnDispatches) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    const std::vector<float> x = test::random_floats(size_t(kDim), 13, 2.0f);
+    MoeBlock blocks[2];
+    const Tensor* sum = blocks[1].out->src[0];
+    const Tensor* probs = blocks[1].ids->src[0];
+    ASSERT_EQ(sum->op->name, "moe_sum");
+    ASSERT_EQ(probs->op->name, "softmax");
+    const BlockRun apart = run_block(vulkan, blocks[0], x, false);
+    const BlockRun kept = run_block(vulkan, blocks[1], x, true, {const_cast<Tensor*>(sum), const_cast<Tensor*>(probs)});
+    EXPECT_EQ(kept.ids, apart.ids);
+    EXPECT_LE(test::nmse(apart.out, kept.out), 1e-10);
+    // router, softmax, topk; gate, up; down (swiglu inside) and the sum (weights inside); add
+    EXPECT_EQ(kept.dispatches, 7u);
 }
 
 // A prompt's block (more tokens than the matvec takes), every node on its

@@ -44,7 +44,7 @@ uint32_t rope_firsts(uint32_t positions_first, uint32_t factors_first) { return 
 
 // Matrix x vector, with what it fuses: the addend, x's norm, swiglu or geglu, rope
 // and the store into a cache.
-void record_matvec(const FusedMatvec& f, Recorder& rec) {
+MatvecDispatch matvec_dispatch(const FusedMatvec& f, Recorder& rec) {
     const Tensor &mm = *f.matmul, &w = *mm.src[0], &out = f.out();
     const Tensor& x = f.norm ? *f.norm->src[0] : f.glu ? *f.glu->src[0] : *mm.src[1];
     const BoundTensor bw = bind_blocks(rec, w), bx = rec.bind(x), by = rec.bind(out);
@@ -101,9 +101,15 @@ void record_matvec(const FusedMatvec& f, Recorder& rec) {
         matvec_launch(rec.device(), w.type, mm.param<ActivationPrecision>(), push.k, cols, f.rope != nullptr,
                       {uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(rope), uint32_t(f.store != nullptr),
                        uint32_t(f16)});
-    rec.dispatch(launch.shader, launch.spec, {bw, bx, ba, bx2, bpos, bids, bfactors}, {by}, push,
-                 groups_of(push.n, launch.group_rows), push.col_groups * uint32_t(x.ne[2] * x.ne[3]));
+    return {launch,
+            push,
+            {bw, bx, ba, bx2, bpos, bids, bfactors},
+            {by, by, by},
+            groups_of(push.n, launch.group_rows),
+            push.col_groups * uint32_t(x.ne[2] * x.ne[3])};
 }
+
+void record_matvec(const FusedMatvec& f, Recorder& rec) { matvec_dispatch(f, rec).record(rec); }
 
 namespace {
 

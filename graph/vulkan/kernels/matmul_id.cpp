@@ -25,6 +25,7 @@
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matmul_variants.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
+#include "graph/vulkan/kernels/moe_matvec.hpp"
 #include "graph/vulkan/kernels/weight_shaders.hpp"
 #include "graph/vulkan/recorder.hpp"
 #include "graph/vulkan/shader_library.hpp"
@@ -84,7 +85,9 @@ SlotX inlined_x(const Tensor& y) {
     return {};
 }
 
-void record_per_slot(const Tensor& y, Recorder& rec) {
+}  // namespace
+
+MatvecDispatch expert_matvec_dispatch(const Tensor& y, Recorder& rec) {
     const Tensor &w = *y.src[0], &ids = *y.src[2];
     const auto [glu, norm] = inlined_x(y);
     // x laid out as y.src[1]: a norm's source has the norm's (and its view's) rows.
@@ -99,11 +102,16 @@ void record_per_slot(const Tensor& y, Recorder& rec) {
     // No addend, no rope, no scatter; x plain, normed or swiglu(gate, up).
     MatvecLaunch launch =
         matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.k, 1, false, {0, prologue, 0, 0, 0});
-    launch.spec.resize(kExpertsConstant, 0);
-    launch.spec.push_back(1);
-    rec.dispatch(launch.shader, launch.spec, {bw, bx, bx, bx2, bx, bids, bx}, {by}, push,
-                 groups_of(push.n, launch.group_rows), uint32_t(y.ne[1] * y.ne[2]));
+    set_spec(launch.spec, kExpertsConstant, 1);
+    return {launch,
+            push,
+            {bw, bx, bx, bx2, bx, bids, bx},
+            {by, by, by},
+            groups_of(push.n, launch.group_rows),
+            uint32_t(y.ne[1] * y.ne[2])};
 }
+
+namespace {
 
 // Whether matmul_id records y with its grouped matmul (more tokens than
 // its matvec takes).
@@ -155,7 +163,7 @@ void record(const Tensor& y, Recorder& rec) {
     if (grouped(y))
         record_grouped(y, rec);
     else
-        record_per_slot(y, rec);
+        expert_matvec_dispatch(y, rec).record(rec);
 }
 
 // x, where the tensor-core matmul records the node.

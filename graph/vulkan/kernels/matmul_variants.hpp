@@ -4,6 +4,7 @@
 // weights the tensor-core matmul takes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -108,5 +109,25 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
 
 // Workgroups of per_group rows each for `rows` rows.
 inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
+
+// One matvec dispatch, as matmul.cpp and matmul_id.cpp plan it: what
+// shaders/quant/matvec.glsl reads (bindings 0-6: W, x, the addend, x2,
+// positions, ids, factors; a tensor it does not use is x again) and writes
+// (7: y; 8 and 9, a MoE epilogue's second output and counters,
+// shaders/matvec_moe.glsl: else y again). moe_matvec.cpp adds an epilogue
+// to a planned dispatch before recording it.
+struct MatvecDispatch {
+    MatvecLaunch launch;
+    MatmulPush push;
+    std::array<BoundTensor, 7> reads;
+    std::array<BoundTensor, 3> writes;
+    uint64_t groups;
+    uint32_t z;
+
+    void record(Recorder& rec) const;
+};
+
+// Sets specialization constant `id` of `spec`, zeros before it where it is shorter.
+void set_spec(std::vector<uint32_t>& spec, uint32_t id, uint32_t value);
 
 }  // namespace tessera::vkk

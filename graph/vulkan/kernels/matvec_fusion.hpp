@@ -23,6 +23,7 @@
 #include "graph/op_def.hpp"
 #include "graph/tensor.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
+#include "graph/vulkan/kernels/matmul_variants.hpp"
 #include "graph/vulkan/recorder.hpp"
 
 namespace tessera::vkk {
@@ -63,7 +64,8 @@ bool cache_store(const Tensor& s);
 // tokens, or a rope or set_rows whose matmul is inlined; nullopt otherwise.
 std::optional<FusedMatvec> fused_matvec(const Tensor& node);
 
-// Records f as one dispatch (matmul.cpp).
+// f as one dispatch (matmul.cpp), planned or recorded.
+MatvecDispatch matvec_dispatch(const FusedMatvec& f, Recorder& rec);
 void record_matvec(const FusedMatvec& f, Recorder& rec);
 // The matmul kernel (matmul.cpp): which matmuls a matvec runs.
 extern const VulkanKernel kMatmul;

@@ -27,12 +27,34 @@ bool all_of(std::span<Tensor* const> readers, auto&& pred) {
 bool router_rows(const Tensor& t) { return dense_rows(t, 4) && t.ne[2] == 1 && t.ne[3] == 1; }
 
 // A softmax without a mask over a router's rows, read by a topk (to rank)
-// and a moe_weights (to weigh): both compute it from the logits.
+// and a moe_weights (to weigh): both compute it from the logits. Of an
+// inlined router matvec (router_matvec), the one topk that ranks it records
+// that matvec, writing the probabilities over the logits, and every
+// moe_weights reads the ids of that topk: they read the probabilities after it.
 bool router_softmax(const Tensor& s, std::span<Tensor* const> readers) {
-    return is(s, ops::kSoftmax) && s.src.size() == 1 && s.ne[0] <= kMaxExperts && router_rows(s) &&
-           router_rows(*s.src[0]) && all_of(readers, [&](const Tensor& r) {
-               return (is(r, ops::kTopk) || is(r, ops::kMoeWeights)) && r.src[0] == &s && dense_rows(r, 4);
+    if (!is(s, ops::kSoftmax) || s.src.size() != 1 || s.ne[0] > kMaxExperts || !router_rows(s) ||
+        !router_rows(*s.src[0]) || !all_of(readers, [&](const Tensor& r) {
+            return (is(r, ops::kTopk) || is(r, ops::kMoeWeights)) && r.src[0] == &s && dense_rows(r, 4);
+        }))
+        return false;
+    if (!s.src[0]->inlined) return true;
+    const auto topk = std::find_if(readers.begin(), readers.end(), [](const Tensor* r) { return is(*r, ops::kTopk); });
+    return topk != readers.end() && std::all_of(readers.begin(), readers.end(), [&](const Tensor* r) {
+               return r == *topk || (is(*r, ops::kMoeWeights) && r->src[1] == *topk);
            });
+}
+
+// A router's matvec read only by its softmax: stored all the same (its
+// readers' kernels read the logits, or the probabilities written over them),
+// and recorded by the topk that ranks the softmax, the topk in its last
+// workgroup (moe_matvec.hpp); by the softmax's kernel where the softmax is
+// not inlined after all.
+bool router_matvec(const Tensor& m, std::span<Tensor* const> readers) {
+    if (!is(m, ops::kMatmul) || m.src.size() != 2 || readers.size() != 1 || m.ne[1] > kMatvecMaxTokens ||
+        !router_rows(m) || !kMatmul.supports(m))
+        return false;
+    const Tensor& s = *readers[0];
+    return is(s, ops::kSoftmax) && s.src.size() == 1 && s.src[0] == &m && s.ne[0] <= kMaxExperts && router_rows(s);
 }
 
 // Weights read only by a moe_sum, few enough for its shared memory.
@@ -76,6 +98,17 @@ bool expert_norm(const Tensor& n, std::span<Tensor* const> readers) {
     return experts;
 }
 
+// The down matmul_id of a few tokens read only by a moe_sum, as the rows it
+// weighs: stored all the same, and recorded by the moe_sum's kernel (or the
+// add's it is inlined into), the sum in its last workgroups (moe_matvec.hpp).
+bool summed_experts(const Tensor& d, std::span<Tensor* const> readers) {
+    if (!is(d, ops::kMatmulId) || d.ne[2] > kMatvecMaxTokens || d.ne[1] > kMaxChosen || readers.size() != 1 ||
+        !d.is_contiguous())
+        return false;
+    const Tensor& sum = *readers[0];
+    return is(sum, ops::kMoeSum) && sum.src[0] == &d && sum.src[1] != &d;
+}
+
 // A moe_sum read only by an add of one operand of its own shape.
 bool summed_into_add(const Tensor& s, std::span<Tensor* const> readers) {
     if (!is(s, ops::kMoeSum) || readers.size() != 1 || !s.is_contiguous()) return false;
@@ -90,11 +123,17 @@ bool summed_into_add(const Tensor& s, std::span<Tensor* const> readers) {
 
 bool moe_inlines(const Tensor& node, std::span<Tensor* const> readers) {
     return expert_norm(node, readers) || router_softmax(node, readers) || summed_weights(node, readers) ||
-           expert_glu(node, readers) || summed_into_add(node, readers);
+           expert_glu(node, readers) || summed_into_add(node, readers) || moe_stores(node, readers);
 }
 
-const Tensor* inlined_softmax_input(const Tensor& probs) {
-    return probs.inlined && is(probs, ops::kSoftmax) ? probs.src[0] : nullptr;
+bool moe_stores(const Tensor& node, std::span<Tensor* const> readers) {
+    return router_matvec(node, readers) || summed_experts(node, readers);
+}
+
+RouterSource router_source(const Tensor& probs) {
+    if (!probs.inlined || !is(probs, ops::kSoftmax)) return {&probs, false, 1};
+    const Tensor& logits = *probs.src[0];
+    return {&logits, !logits.inlined, probs.param<SoftmaxParams>().scale};
 }
 
 MoeSumAdd moe_sum_of_add(const Tensor& add) {

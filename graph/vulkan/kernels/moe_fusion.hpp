@@ -3,26 +3,40 @@
 // their readers (VulkanBackend::inlines), so that for a token in generation
 //   ffn rms_norm -> router matmul -> softmax -> topk -> moe_weights
 //   gate, up matmul_id -> swiglu -> down matmul_id -> moe_sum -> add
-// is 6 dispatches instead of 11, in 5 levels instead of 9:
+// is 4 dispatches instead of 11, in 3 levels instead of 9:
 //   - the rms_norm, read by the router's matvec and (one row per token) by
 //     gate and up, is computed by each of them from its own loads of x
 //     (shaders/quant/matvec.glsl, PROLOGUE NORM or NORM_GAIN with EXPERTS),
 //     as the dense matvecs compute theirs (matvec_fusion.hpp);
+//   - the router's matvec, read only by the softmax, is recorded by the
+//     topk that ranks the softmax: the last workgroup of the matvec to
+//     finish a token computes the softmax, writes the probabilities over the
+//     logits and ranks them (moe_matvec.hpp); the matvec is inlined but
+//     stored (Backend::stores_inlined), its storage then holding the
+//     probabilities, which the moe_weights read;
 //   - the router's softmax, read by a topk and a moe_weights, is computed by
-//     each of them from the logits (shaders/moe_router.glsl), in the
+//     them: by the topk's matvec as above; without it (logits the block
+//     does not compute) from the logits (shaders/moe_router.glsl), in the
 //     softmax kernel's steps: the same probabilities;
-//   - the moe_weights, read by the moe_sum, is computed by each of its
-//     workgroups into shared memory (shaders/moe_sum.comp, WEIGHTS);
+//   - the moe_weights, read by the moe_sum, is computed by the kernel that
+//     sums (into shared memory: shaders/matvec_moe.glsl, moe_sum.comp's
+//     WEIGHTS);
 //   - the swiglu, read by the down matmul_id of a few tokens, is the down
 //     matvec's prologue (shaders/quant/matvec.glsl, SWIGLU with EXPERTS);
+//   - the down matmul_id, read only by the moe_sum, is recorded by the
+//     moe_sum's kernel: the last workgroup of a token's slots to finish a
+//     block of rows weighs that block of every slot (moe_matvec.hpp);
+//     stored, as the rows that workgroup reads;
 //   - the moe_sum, read only by the residual add, is recorded by that add
-//     with the residual as its addend (moe_sum.comp, ADDEND).
+//     with the residual as its addend (matvec_moe.glsl's SUM_ADDEND, or
+//     moe_sum.comp's ADDEND).
 // With the attention's fusions (matvec_fusion.hpp, head_norm_rope.hpp) a
-// Qwen3-30B-A3B layer is 13 dispatches in 9 levels per token, 17 in 12
-// before the norm here and the q/k norms were inlined, 23 in 16 unfused
-// (docs/vulkan.md#mixture-of-experts; the topk found by its readers, one
-// level less, was slower on an H200 and is not done). As with matvec_fusion.hpp, the
-// graph, the CPU and the reference are unchanged, and
+// Qwen3-30B-A3B layer is 11 dispatches in 7 levels per token: 13 in 9 with
+// the topk and the sum dispatches of their own, 17 in 12 before the norm
+// here and the q/k norms were inlined, 23 in 16 unfused
+// (docs/vulkan.md#mixture-of-experts; the topk found by each of its readers,
+// one level less, was slower on an H200 and is not done). As with
+// matvec_fusion.hpp, the graph, the CPU and the reference are unchanged, and
 // ExecutorOptions::fuse off runs every node on its own.
 #pragma once
 
@@ -42,10 +56,21 @@ constexpr int64_t kMaxExperts = 1024, kMaxChosen = 64;
 constexpr uint32_t kRouterGroup = 256;
 
 bool moe_inlines(const Tensor& node, std::span<Tensor* const> readers);
+// Of the nodes moe_inlines inlines, those stored all the same
+// (Backend::stores_inlined): the router's matvec and the down matmul_id.
+bool moe_stores(const Tensor& node, std::span<Tensor* const> readers);
 
-// The logits of `probs` when it is an inlined softmax (moe_router.glsl's
-// ROUTER_SOFTMAX), else nullptr.
-const Tensor* inlined_softmax_input(const Tensor& probs);
+// Where the kernels that read the router's probabilities `probs` (a softmax)
+// find them: in probs itself; for an inlined softmax in its logits, of which
+// they compute it (`logits`: moe_router.glsl's ROUTER_SOFTMAX, with the
+// softmax's `scale`); or, where the router's matvec is inlined too, in the
+// matvec's storage, where its topk wrote them over the logits.
+struct RouterSource {
+    const Tensor* tensor;
+    bool logits;
+    float scale;
+};
+RouterSource router_source(const Tensor& probs);
 
 // Records moe_sum node `sum` (moe_sum.cpp), its weights computed in it when
 // they are an inlined moe_weights, writing `out`: the sum itself, or an

@@ -2,17 +2,18 @@
 // a token's row split over workgroups as the elementwise kernels split it.
 // With an inlined moe_weights (and router softmax) it computes the weights
 // itself; inlined into the residual add, the add records it with the
-// residual (moe_fusion.hpp).
+// residual; of an inlined down matmul_id, it is that matvec, summing in its
+// last workgroups (moe_fusion.hpp, moe_matvec.hpp).
 #include <algorithm>
 #include <bit>
 
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/moe_fusion.hpp"
+#include "graph/vulkan/kernels/moe_matvec.hpp"
 #include "graph/vulkan/recorder.hpp"
 #include "ops/moe_sum.hpp"
 #include "ops/moe_weights.hpp"
-#include "ops/softmax.hpp"
 
 namespace tessera::vkk {
 
@@ -43,9 +44,14 @@ const VulkanKernel kMoeSum{&ops::kMoeSum, supports, record};
 
 void record_moe_sum(const Tensor& sum, const Tensor* addend, const Tensor& out, Recorder& rec) {
     const Tensor& y = *sum.src[0];
+    if (y.inlined) {  // the down matmul_id (moe_fusion.hpp): the sum in its last workgroups
+        if (record_expert_sum(sum, addend, out, rec)) return;
+        expert_matvec_dispatch(y, rec).record(rec);
+    }
     const Tensor* weights = sum.src[1]->inlined ? sum.src[1] : nullptr;  // a moe_weights
-    const Tensor* logits = weights ? inlined_softmax_input(*weights->src[0]) : nullptr;
-    const Tensor& w = logits ? *logits : weights ? *weights->src[0] : *sum.src[1];
+    const RouterSource router = router_source(weights ? *weights->src[0] : *sum.src[1]);
+    const Tensor* logits = weights && router.logits ? router.tensor : nullptr;
+    const Tensor& w = weights ? *router.tensor : *sum.src[1];
     const BoundTensor by = rec.bind(y), bw = rec.bind(w), bo = rec.bind(out);
     const BoundTensor bids = weights ? rec.bind(*weights->src[1]) : bw, ba = addend ? rec.bind(*addend) : bw;
     Push push{uint32_t(out.ne[0]), uint32_t(y.ne[1]),     uint32_t(out.ne[1]), by.first(4),
@@ -63,7 +69,7 @@ void record_moe_sum(const Tensor& sum, const Tensor* addend, const Tensor& out, 
     }
     if (logits) {
         push.n_expert = uint32_t(logits->ne[0]);
-        push.scale = weights->src[0]->param<SoftmaxParams>().scale;
+        push.scale = router.scale;
     }
     // About 4 values per invocation, so that one token's row spreads over several compute units.
     const uint32_t parts = uint32_t(std::clamp<int64_t>((out.ne[0] + 4 * kGroup - 1) / (4 * kGroup), 1, 65535));

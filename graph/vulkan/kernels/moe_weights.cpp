@@ -7,7 +7,6 @@
 #include "graph/vulkan/kernels/moe_fusion.hpp"
 #include "graph/vulkan/recorder.hpp"
 #include "ops/moe_weights.hpp"
-#include "ops/softmax.hpp"
 
 namespace tessera::vkk {
 
@@ -27,15 +26,15 @@ struct Push {
 bool supports(const Tensor& w) { return dense_rows(w, 4); }  // probs and ids: dense rows (ops/moe_weights.cpp)
 
 void record(const Tensor& w, Recorder& rec) {
-    const Tensor* logits = inlined_softmax_input(*w.src[0]);
-    const Tensor &probs = logits ? *logits : *w.src[0], &ids = *w.src[1];
+    const RouterSource router = router_source(*w.src[0]);
+    const Tensor &probs = *router.tensor, &ids = *w.src[1];
     const BoundTensor bp = rec.bind(probs), bi = rec.bind(ids), bw = rec.bind(w);
     Push push{uint32_t(w.ne[0]),   uint32_t(w.ne[1]),         bp.first(4), uint32_t(probs.nb[1] / 4),
                     bi.first(4),         uint32_t(ids.nb[1] / 4),   bw.first(4), uint32_t(w.nb[1] / 4)};
     const uint32_t normalize = w.param<MoeWeightsParams>().normalize, floor = std::bit_cast<uint32_t>(kMoeWeightSumFloor);
-    if (logits) {
+    if (router.logits) {
         push.n_expert = uint32_t(probs.ne[0]);
-        push.scale = w.src[0]->param<SoftmaxParams>().scale;
+        push.scale = router.scale;
         rec.dispatch("moe_weights", {kRouterGroup, normalize, floor, 1}, {bp, bi}, {bw}, push, push.n);
     } else {
         rec.dispatch("moe_weights", {kGroup, normalize, floor}, {bp, bi}, {bw}, push, (push.n + kGroup - 1) / kGroup);

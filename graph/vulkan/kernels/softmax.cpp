@@ -1,7 +1,8 @@
 // softmax (shaders/softmax.comp, softmax_causal.comp with positions): one
-// workgroup per row.
+// workgroup per row; first the matvec of its logits where that is inlined.
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
+#include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/recorder.hpp"
 #include "ops/softmax.hpp"
 
@@ -23,6 +24,9 @@ bool supports(const Tensor&) { return true; }  // every softmax: F32 rows, I32 p
 
 void record(const Tensor& y, Recorder& rec) {
     const Tensor& x = *y.src[0];
+    // A router's matvec inlined for a topk that could not take it
+    // (moe_fusion.hpp): this records it, as it stores its logits.
+    if (x.inlined) record_matvec(*fused_matvec(x), rec);
     const bool causal = y.src.size() > 1;
     const BoundTensor bx = rec.bind(x), by = rec.bind(y);
     const BoundTensor bpos = causal ? rec.bind(*y.src[1]) : BoundTensor{};

@@ -1,12 +1,14 @@
 // topk (shaders/topk.comp): one workgroup per row, each value ranked by
 // counting the values before it (a router's rows of tens to hundreds of
 // experts; a row of many thousands would be slow). Of an inlined router
-// softmax (moe_fusion.hpp): ranks the softmax of the logits it reads.
+// softmax (moe_fusion.hpp): ranks the softmax of the logits it reads; and
+// where the router's matvec is inlined too, is that matvec, ranking in its
+// last workgroup (moe_matvec.hpp).
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/moe_fusion.hpp"
+#include "graph/vulkan/kernels/moe_matvec.hpp"
 #include "graph/vulkan/recorder.hpp"
-#include "ops/softmax.hpp"
 #include "ops/topk.hpp"
 
 namespace tessera::vkk {
@@ -20,18 +22,18 @@ struct Push {
     uint32_t n;
     RowLayout x;
     RowLayout y;
-    float scale = 1;  // of an inlined softmax
+    float scale;  // of an inlined softmax
 };
 
 bool supports(const Tensor& y) { return dense_rows(y, 4); }  // x: F32 rows (ops/topk.cpp)
 
 void record(const Tensor& y, Recorder& rec) {
-    const Tensor* logits = inlined_softmax_input(*y.src[0]);
-    const Tensor& x = logits ? *logits : *y.src[0];
+    const RouterSource router = router_source(*y.src[0]);
+    if (router.tensor->inlined) return record_router_topk(y, rec);  // the router's matvec, inlined too
+    const Tensor& x = *router.tensor;
     const BoundTensor bx = rec.bind(x), by = rec.bind(y);
-    Push push{row_shape(y), uint32_t(x.ne[0]), row_layout(x, bx, 4), row_layout(y, by, 4)};
-    if (logits) push.scale = y.src[0]->param<SoftmaxParams>().scale;
-    rec.dispatch("topk", {logits ? kRouterGroup : kGroup, uint32_t(logits != nullptr)}, {bx}, {by}, push,
+    const Push push{row_shape(y), uint32_t(x.ne[0]), row_layout(x, bx, 4), row_layout(y, by, 4), router.scale};
+    rec.dispatch("topk", {router.logits ? kRouterGroup : kGroup, uint32_t(router.logits)}, {bx}, {by}, push,
                  push.rows.nrows);
 }
 

@@ -1,0 +1,158 @@
+// What a matvec of a mixture-of-experts block does once its rows are stored
+// (graph/vulkan/kernels/moe_matvec.hpp), so that work that needs every
+// row takes no dispatch and no level of its own: each workgroup, having
+// stored its rows, counts itself done on a counter; the workgroup that
+// completes the count (the last to finish) reads the rows the others stored
+// and does that work, then sets the counter back to zero for the next
+// submission of the recorded command buffer. No workgroup waits for another.
+//
+//   ROUTER_TOPK  the rows are a router's logits, one counter per column
+//                group: the last workgroup of a group computes each of its
+//                tokens' softmax (softmax.glsl's steps), writes the
+//                probabilities over the logits (the moe_weights that read
+//                the softmax read them there) and the token's topk
+//                (topk.comp's ranking) into chosen[].
+//   EXPERT_SUM   the rows are the down projection of each slot (EXPERTS, a
+//                batch per slot), one counter per block of rows and token:
+//                the last of the token's k slots to finish that block
+//                weighs its rows of every slot into summed[] (moe_sum.comp's
+//                order), plus the addend (SUM_ADDEND: the residual add that
+//                reads the sum). The weights: WEIGHTS_STORED, from
+//                slot_w[] as moe_sum reads them; else the router's
+//                probabilities in slot_w[] at the slots' expert ids, as
+//                moe_weights.comp computes them (WEIGHTS_NORMALIZED: divided
+//                by their sum).
+//
+// Written rows reach the last workgroup through coherent buffers: each
+// invocation's stores, then a device-scope memory barrier, then the
+// workgroup's barrier, then one atomic add on the counter; the last
+// workgroup reads after the add and another memory barrier.
+//
+// Included by matvec.glsl after matmul_args.glsl, before its main()s, which
+// call moe_epilogue() at their end from every invocation.
+const uint NO_EPILOGUE = 0, ROUTER_TOPK = 1, EXPERT_SUM = 2;
+layout(constant_id = 11) const uint EPILOGUE = NO_EPILOGUE;
+const uint WEIGHTS_STORED = 0, WEIGHTS_OF_PROBS = 1, WEIGHTS_NORMALIZED = 2;
+layout(constant_id = 12) const uint WEIGHTS = WEIGHTS_STORED;
+layout(constant_id = 13) const bool SUM_ADDEND = false;
+layout(constant_id = 14) const float WEIGHT_SUM_FLOOR = 6.103515625e-5;  // kMoeWeightSumFloor
+
+// Y again, as the matvec stores it when it has an epilogue.
+layout(binding = 7, scalar) coherent buffer Stored { float stored[]; };
+// The second output: the topk's ids or the weighted sum; else y again.
+layout(binding = 8, scalar) writeonly buffer Chosen { int chosen[]; };
+layout(binding = 8, scalar) writeonly buffer Summed { float summed[]; };
+layout(binding = 9) coherent buffer Counters { uint counters[]; };  // from the binding's start; else y again
+// EXPERT_SUM: the weights or the router's probabilities (Factors' binding:
+// no rope then).
+layout(binding = 6, scalar) readonly buffer SlotWeights { float slot_w[]; };
+
+// The push constants an epilogue's matvec leaves unused carry its own
+// (graph/vulkan/kernels/moe_matvec.cpp sets them):
+//   ROUTER_TOPK: chosen[] at ids_first, a token's ids y_nb_head apart, k of
+//                them (dst_ne1); the softmax's scale in freq_scale
+//   EXPERT_SUM:  summed[] at rope_firsts, a token's row rot apart; the
+//                addend at a_first, a_nb1 apart; slot_w[] at a_nb2, a
+//                token's a_nb3 apart
+uint chosen_first() { return p.ids_first; }
+uint chosen_nb1() { return p.y_nb_head; }
+uint chosen_k() { return p.dst_ne1; }
+float softmax_scale() { return p.freq_scale; }
+uint summed_first() { return p.rope_firsts; }
+uint summed_nb1() { return p.rot; }
+uint slot_w_first() { return p.a_nb2; }
+uint slot_w_nb1() { return p.a_nb3; }
+
+#define REDUCE_PARTIALS (EPILOGUE == ROUTER_TOPK ? gl_WorkGroupSize.x : 1)
+#include "reduce.glsl"
+
+const uint MAX_EXPERTS = 1024;  // graph/vulkan/kernels/moe_fusion.hpp's kMaxExperts
+const uint MAX_CHOSEN = 64;     // and kMaxChosen
+shared float router_probs[EPILOGUE == ROUTER_TOPK ? MAX_EXPERTS : 1];
+shared float slot_weights[EPILOGUE == EXPERT_SUM ? MAX_CHOSEN : 1];
+shared bool completes;
+
+// Counts this workgroup done on counters[i], one of `of`; true, in every
+// invocation, for the workgroup that completes the count.
+bool last_to_finish(uint i, uint of) {
+    memoryBarrierBuffer();  // this invocation's stores, before the count
+    barrier();
+    if (gl_LocalInvocationID.x == 0) {
+        completes = atomicAdd(counters[i], 1u) == of - 1;
+        if (completes) atomicExchange(counters[i], 0u);  // every workgroup has counted
+    }
+    barrier();
+    memoryBarrierBuffer();  // the others' stores, before reading them
+    return completes;
+}
+
+// The softmax of a token's logits (at `row` of stored[]) over them, and its topk.
+void router_topk(uint row, uint token) {
+    const uint n = p.n;
+    const float scale = softmax_scale();
+    float m = -1.0e30, s = 0.0;  // softmax.glsl's NO_MAX
+    for (uint e = gl_LocalInvocationID.x; e < n; e += gl_WorkGroupSize.x) {
+        const float v = scale * stored[row + e];
+        if (v > m) {
+            s = s * exp(m - v) + 1.0;
+            m = v;
+        } else {
+            s += exp(v - m);
+        }
+    }
+    const float row_max = group_max(m);
+    const float inv_sum = 1.0 / group_sum(s * exp(m - row_max));
+    for (uint e = gl_LocalInvocationID.x; e < n; e += gl_WorkGroupSize.x) {
+        const float prob = exp(scale * stored[row + e] - row_max) * inv_sum;
+        router_probs[e] = prob;
+        stored[row + e] = prob;
+    }
+    barrier();
+    const uint k = chosen_k(), at = chosen_first() + token * chosen_nb1();
+    for (uint a = gl_LocalInvocationID.x; a < n; a += gl_WorkGroupSize.x) {
+        const float v = router_probs[a];
+        uint rank = 0;
+        for (uint b = 0; b < n && rank < k; ++b) {
+            const float u = router_probs[b];
+            rank += uint(u > v || (u == v && b < a));
+        }
+        if (rank < k) chosen[at + rank] = int(a);
+    }
+    barrier();  // router_probs free for the next token
+}
+
+// Slot j's weight of token t, of k slots (EXPERT_SUM): the slots' loads in
+// parallel into slot_weights, then each invocation sums them in
+// moe_weights.comp's order (the same weights as its).
+float slot_scale(uint t, uint k) {
+    const uint w = slot_w_first() + t * slot_w_nb1();
+    for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x)
+        slot_weights[j] = slot_w[w + (WEIGHTS == WEIGHTS_STORED ? j : uint(ids[p.ids_first + t * k + j]))];
+    barrier();
+    if (WEIGHTS != WEIGHTS_NORMALIZED) return 1.0;
+    float sum = 0.0;
+    for (uint j = 0; j < k; ++j) sum += slot_weights[j];
+    return 1.0 / max(sum, WEIGHT_SUM_FLOOR);
+}
+
+// After the workgroup stored rows row0.. (group_rows of them) of tokens
+// col0.. (ROUTER_TOPK) or of its slot (EXPERT_SUM).
+void moe_epilogue(uint row0, uint group_rows, uint col0) {
+    if (EPILOGUE == NO_EPILOGUE) return;
+    const uint row_groups = (p.n + group_rows - 1) / group_rows;
+    if (EPILOGUE == ROUTER_TOPK) {
+        if (!last_to_finish(col_group(), row_groups)) return;
+        for (uint c = col0; c < col0 + COLS && c < p.m; ++c) router_topk(y_col(c), c);
+    } else {
+        const uint k = p.ne2, t = batch_index() / k;  // slot j + k * t
+        if (!last_to_finish(t * row_groups + flat_group(), k)) return;
+        const float scale = slot_scale(t, k);
+        const uint y0 = p.y_first + t * p.y_nb3;
+        for (uint r = row0 + gl_LocalInvocationID.x; r < min(row0 + group_rows, p.n); r += gl_WorkGroupSize.x) {
+            float sum = 0.0;
+            for (uint j = 0; j < k; ++j) sum += slot_weights[j] * scale * stored[y0 + j * p.y_nb2 + r];
+            if (SUM_ADDEND) sum += a[p.a_first + t * p.a_nb1 + r];
+            summed[summed_first() + t * summed_nb1() + r] = sum;
+        }
+    }
+}
