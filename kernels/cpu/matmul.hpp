@@ -33,6 +33,11 @@ struct MatmulArgs {
     ActivationPrecision activations = ActivationPrecision::Q8;
 };
 
+// Whether ActivationPrecision::Q16 rounds x to 16-bit blocks for m tokens of
+// this weight type and k: below kQ16GemmMinTokens, and where the AMX path
+// takes the product (amx_gemm.hpp); elsewhere x is used as it is.
+bool q16_matmul_rounds_activations(GgmlType weight_type, int64_t k, int64_t m);
+
 // Whether this build has a CPU kernel for the weight type (every enabled type
 // except the activation-only Q8_1 and Q8_K).
 bool matmul_supports(GgmlType weight_type);

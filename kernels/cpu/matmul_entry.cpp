@@ -28,6 +28,8 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecisi
             const size_t rows = size_t(m == 1 ? std::max(n_threads, 1) : m);  // one token: a copy per thread
             if (activations == ActivationPrecision::Q8)
                 bytes = rows * ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes;
+            else if (matmul_detail::amx_gemm_applies<T>(k, m))
+                bytes = matmul_detail::amx_activation_bytes(k, m);
             else if (m < kQ16GemmMinTokens)  // more tokens read x as it is (packed_gemm.hpp)
                 bytes = rows * ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
         }
@@ -48,6 +50,14 @@ bool matmul_supports(GgmlType weight_type) {
         if constexpr (matmul_detail::HasUnpack<T>) found = found || T::id == weight_type;
     });
     return found;
+}
+
+bool q16_matmul_rounds_activations(GgmlType weight_type, int64_t k, int64_t m) {
+    bool amx = false;
+    EnabledQuantTypes::for_each([&]<class T>() {
+        if (T::id == weight_type) amx = matmul_detail::amx_gemm_applies<T>(k, m);
+    });
+    return m < kQ16GemmMinTokens || amx;
 }
 
 size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations, int n_threads) {

@@ -9,8 +9,10 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul/activations.hpp"
 #include "kernels/quant/registry.hpp"
@@ -153,9 +155,10 @@ std::vector<float> exact_product(GgmlType type, const std::vector<uint8_t>& w, i
 }
 
 // ActivationPrecision::Q16's rounding of x: 16-bit blocks for quantized
-// weights and fewer than kQ16GemmMinTokens tokens, else x as it is.
+// weights where the kernel rounds (fewer than kQ16GemmMinTokens tokens, or
+// the AMX path: cpu::q16_matmul_rounds_activations), else x as it is.
 std::vector<float> q16_rounded(const QuantTypeEntry& type, const std::vector<float>& x, int64_t k, int64_t m) {
-    if (type.traits.block_elems == 1 || m >= cpu::kQ16GemmMinTokens) return x;
+    if (type.traits.block_elems == 1 || !cpu::q16_matmul_rounds_activations(type.traits.id, k, m)) return x;
     std::vector<float> rounded(x.size());
     int32_t q[cpu::matmul_detail::kQ16Block];
     for (int64_t i = 0; i < m; ++i)
@@ -221,6 +224,8 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
         {1, 1, 1, false},       {3, several, 1, true},  {67, several, 1, false}, {40, 1, 1, true},
         {17, 1, 2, true},       {67, several, 5, false},
         {17, several, 13, true}, {3, 1, 64, false},      {67, several, 64, true}, {5, several, 70, true},
+        // Whole 256-value spans, as the AMX path needs, with 16-row and 16-token tails.
+        {37, 512 / E, 40, true},
     };
     double worst_rounded = 0.0, worst_exact_q8 = 0.0, worst_exact_q16 = 0.0;
     for (const Shape& s : shapes) {
@@ -244,7 +249,12 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
         for (int64_t i = 0; i < s.m; ++i) std::copy_n(x.begin() + i * x_stride, k, x_dense.begin() + i * k);
         const std::vector<float> y_exact = exact_product(T::id, w_dense, s.n, k, x_dense, s.m);
 
-        for (const ActivationPrecision activations : {ActivationPrecision::Q8, ActivationPrecision::Q16}) {
+        // Q16 twice where the CPU has AMX: its path, and the F32 GEMM of CPUs without it.
+        const bool amx = cpu::amx_usable();
+        for (const int pass : {0, 1, 2}) {
+            if (pass == 2 && !amx) break;
+            cpu::allow_amx(pass != 2);
+            const ActivationPrecision activations = pass == 0 ? ActivationPrecision::Q8 : ActivationPrecision::Q16;
             const bool q16 = activations == ActivationPrecision::Q16;
             cpu::MatmulArgs args{T::id, w.data(), w_stride, x.data(), size_t(x_stride) * 4, nullptr,
                                  size_t(y_stride) * 4, s.n, k, s.m, activations};
@@ -253,7 +263,11 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
                 q16 ? exact_product(T::id, w_dense, s.n, k, q16_rounded(type, x_dense, k, s.m), s.m)
                     : llama_cpp_dots<T>(w_dense, s.n, k, x_dense, s.m);
 
-            const std::string mode = q16 ? " Q16" : " Q8";
+            const std::string mode = q16 ? (pass == 2 ? " Q16 without AMX" : " Q16") : " Q8";
+            // The archs without AMX code read x as it is where the AMX path would round it.
+            const std::vector<float>& y_unrounded_arch =
+                q16 && cpu::q16_matmul_rounds_activations(T::id, k, s.m) && s.m >= cpu::kQ16GemmMinTokens ? y_exact
+                                                                                                          : y_rounded;
             for (int threads : {1, 2, 3}) {
                 const size_t work_bytes = cpu::matmul_work_bytes(T::id, k, s.m, activations, threads);
                 std::vector<float> y(size_t(s.m * y_stride), 0.0f);
@@ -284,7 +298,8 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
                 void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
                 cpu::run_team(2, [&](const cpu::ThreadTeam& team) { cpu::MatmulKernel{}(arch, args, work, team); });
                 std::free(work);
-                EXPECT_LE(nmse(y, y_stride, y_rounded, s.m, s.n), 1e-10)
+                const bool has_amx_code = std::is_base_of_v<xsimd::avx512f, Arch>;
+                EXPECT_LE(nmse(y, y_stride, has_amx_code ? y_rounded : y_unrounded_arch, s.m, s.n), 1e-10)
                     << T::name << mode << " arch " << Arch::name() << " n=" << s.n << " k=" << k << " m=" << s.m;
             };
             [&]<class... Archs>(xsimd::arch_list<Archs...>) {
@@ -293,6 +308,7 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
             }(simd::CpuArchs{});
             check_arch(simd::Scalar{});
         }
+        cpu::allow_amx(true);
     }
     std::printf("[ NMSE     ] %-6s vs own rounding %.2e, vs exact: Q8 %.2e, Q16 %.2e\n", std::string(T::name).c_str(),
                 worst_rounded, worst_exact_q8, worst_exact_q16);

@@ -3,14 +3,18 @@
 // copy), then each thread takes a range of weight
 // rows, streamed for one token (stream.hpp) or tiled for several (tiled.hpp);
 // several tokens with 16-bit precision skip the conversion and run the F32
-// GEMM on dequantized panels (packed_gemm.hpp).
+// GEMM on dequantized panels (packed_gemm.hpp), or, for integer types of
+// 32-value groups where the CPU has AMX, convert them for the tiles
+// (amx_gemm.hpp).
 // Internal linkage: see unpack.hpp.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul/activations.hpp"
+#include "kernels/cpu/matmul/amx_gemm.hpp"
 #include "kernels/cpu/matmul/packed_gemm.hpp"
 #include "kernels/cpu/matmul/stream.hpp"
 #include "kernels/cpu/matmul/tiled.hpp"
@@ -22,6 +26,16 @@ namespace {
 template <class Arch, class T, ActivationPrecision A>
 void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
     if constexpr (A == ActivationPrecision::Q16) {
+        if constexpr (amx_weight_type<T>() && std::is_base_of_v<xsimd::avx512f, Arch>) {
+            if (amx_gemm_applies<T>(args.k, args.m)) {
+                auto* groups = static_cast<AmxActivationGroup*>(work);
+                AmxGemm<Arch, T>::convert(args, groups, team);
+                team.barrier();
+                const auto [j_begin, j_end] = team.split(args.n, kAmxRows);
+                AmxGemm<Arch, T>::run(args, groups, j_begin, j_end);
+                return;
+            }
+        }
         if (args.m >= kQ16GemmMinTokens) {  // unrounded activations: no conversion, no barrier
             const auto [j_begin, j_end] = team.split(args.n, PackedGemm<Arch, T>::kPanelRows);
             PackedGemm<Arch, T>::run(args, j_begin, j_end);

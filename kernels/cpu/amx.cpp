@@ -1,0 +1,39 @@
+#include "kernels/cpu/amx.hpp"
+
+#include <atomic>
+
+#if defined(__AMX_TILE__) && defined(__AMX_INT8__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace tessera::cpu {
+namespace {
+
+std::atomic<bool> allowed{true};
+
+bool granted() {
+#if defined(__AMX_TILE__) && defined(__AMX_INT8__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+    constexpr unsigned kAmxTile = 1u << 24, kAmxInt8 = 1u << 25;  // CPUID.(7,0):EDX
+    if ((edx & kAmxTile) == 0 || (edx & kAmxInt8) == 0) return false;
+    constexpr long kRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
+    constexpr long kTileData = 18;               // XFEATURE_XTILEDATA
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
+bool amx_usable() {
+    static const bool usable = granted();
+    return usable && allowed.load(std::memory_order_relaxed);
+}
+
+void allow_amx(bool allow) { allowed.store(allow, std::memory_order_relaxed); }
+
+}  // namespace tessera::cpu
