@@ -1,0 +1,217 @@
+#include "bench/vulkan_overlap_chain.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <string>
+
+#include "graph/vulkan/pipeline_cache.hpp"
+#include "graph/vulkan/vulkan_error.hpp"
+
+namespace tessera::bench {
+
+namespace {
+
+constexpr uint32_t kGroupOnGpu = 256;
+// A GPU polls its fence this long before blocking, as the backend does: a
+// blocking wait adds about 20 us to a submission (docs/vulkan.md).
+constexpr auto kPollFence = std::chrono::milliseconds(5);
+
+const char* shader_of(ChainMode mode) { return mode == ChainMode::Overlap ? "matvec_chain_overlap" : "matvec_chain"; }
+
+void memory_barrier(VkCommandBuffer cb, VkPipelineStageFlags from, VkAccessFlags written, VkPipelineStageFlags to,
+                    VkAccessFlags then) {
+    const VkMemoryBarrier mb{.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = written, .dstAccessMask = then};
+    vk::vkCmdPipelineBarrier(cb, from, to, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+}  // namespace
+
+int64_t MatvecChain::dim_multiple(const VulkanDevice& device, uint32_t rows_per_group) {
+    return std::lcm(int64_t(8) * device.strided_group_size(kGroupOnGpu), int64_t(rows_per_group));
+}
+
+MatvecChain::MatvecChain(VulkanDevice& device, int64_t dim, int64_t levels, uint32_t rows_per_group,
+                         const std::vector<std::vector<uint16_t>>& matrices,
+                         const std::array<std::vector<float>, 2>& inputs)
+    : device_(device),
+      dim_(dim),
+      levels_(levels),
+      rows_(rows_per_group),
+      group_size_(device.strided_group_size(kGroupOnGpu)) {
+    if (dim <= 0 || dim % dim_multiple(device, rows_per_group) != 0 || rows_per_group > group_size_)
+        throw VulkanUnavailable("dim " + std::to_string(dim) + " is not a multiple of " +
+                                std::to_string(dim_multiple(device, rows_per_group)) + " on this device");
+    MemoryPool& memory = device.memory();
+    const VkDeviceSize matrix_bytes = weight_bytes_per_level();
+    for (int64_t l = 0; l < levels; ++l) weights_.push_back(memory.allocate(matrix_bytes, MemoryKind::Device));
+    const VkDeviceSize vectors_bytes = slot_bytes() * VkDeviceSize(2 + levels);
+    for (ModeState& m : modes_) m.vectors = memory.allocate(vectors_bytes, MemoryKind::Device);
+    counters_ = memory.allocate(VkDeviceSize(levels + 1) * 4, MemoryKind::Device);
+    staging_ = memory.allocate(std::max({matrix_bytes, vectors_bytes, counters_.size}), MemoryKind::Host);
+
+    VkCommandPoolCreateInfo pool_info{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                      .queueFamilyIndex = device.queue_family()};
+    vk::check(vk::vkCreateCommandPool(device.device(), &pool_info, nullptr, &pool_), "vkCreateCommandPool");
+    vk::check(vk::vkCreateCommandPool(device.device(), &pool_info, nullptr, &transfer_pool_), "vkCreateCommandPool");
+    VkFenceCreateInfo fence_info{.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    vk::check(vk::vkCreateFence(device.device(), &fence_info, nullptr, &fence_), "vkCreateFence");
+
+    for (size_t c = 0; c < matrices.size(); ++c) {
+        std::memcpy(staging_.mapped, matrices[c].data(), matrix_bytes);
+        VkCommandBuffer cb = begin_transfer();
+        for (int64_t l = int64_t(c); l < levels; l += int64_t(matrices.size())) {
+            const VkBufferCopy region{staging_.offset, weights_[size_t(l)].offset, matrix_bytes};
+            vk::vkCmdCopyBuffer(cb, staging_.buffer, weights_[size_t(l)].buffer, 1, &region);
+        }
+        finish_transfer(cb);
+    }
+    // Both inputs, every level's output zeroed (a level that read its input
+    // too early would find zeros, not an earlier run's values), the counters zeroed.
+    std::memset(staging_.mapped, 0, staging_.size);
+    for (int i = 0; i < 2; ++i) std::memcpy(staging_.mapped + slot_bytes() * VkDeviceSize(i), inputs[size_t(i)].data(), size_t(dim) * 4);
+    VkCommandBuffer cb = begin_transfer();
+    for (const ModeState& m : modes_) {
+        const VkBufferCopy region{staging_.offset, m.vectors.offset, vectors_bytes};
+        vk::vkCmdCopyBuffer(cb, staging_.buffer, m.vectors.buffer, 1, &region);
+    }
+    const VkBufferCopy zeros{staging_.offset + slot_bytes() * 2, counters_.offset, counters_.size};  // outputs' zeros
+    vk::vkCmdCopyBuffer(cb, staging_.buffer, counters_.buffer, 1, &zeros);
+    finish_transfer(cb);
+
+    for (ChainMode mode : {ChainMode::Barriers, ChainMode::Overlap})
+        for (int input = 0; input < 2; ++input) {
+            VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                              .commandPool = pool_,
+                                              .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                              .commandBufferCount = 1};
+            VkCommandBuffer& run = modes_[size_t(mode)].runs[size_t(input)];
+            vk::check(vk::vkAllocateCommandBuffers(device.device(), &alloc, &run), "vkAllocateCommandBuffers");
+            record(mode, input, run);
+        }
+}
+
+MatvecChain::~MatvecChain() {
+    VkDevice d = device_.device();
+    vk::vkDeviceWaitIdle(d);
+    vk::vkDestroyFence(d, fence_, nullptr);
+    vk::vkDestroyCommandPool(d, transfer_pool_, nullptr);
+    vk::vkDestroyCommandPool(d, pool_, nullptr);
+    MemoryPool& memory = device_.memory();
+    for (const DeviceAllocation& a : weights_) memory.release(a);
+    for (const ModeState& m : modes_) memory.release(m.vectors);
+    memory.release(counters_);
+    memory.release(staging_);
+}
+
+// A vector's slot: the device's storage-buffer offsets must be aligned.
+VkDeviceSize MatvecChain::slot_bytes() const {
+    const VkDeviceSize a = std::max<VkDeviceSize>(device_.limits().minStorageBufferOffsetAlignment, 4);
+    return (VkDeviceSize(dim_) * 4 + a - 1) / a * a;
+}
+
+void MatvecChain::record(ChainMode mode, int input, VkCommandBuffer cb) {
+    VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vk::check(vk::vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+    const bool overlap = mode == ChainMode::Overlap;
+    const uint32_t chunks = uint32_t(dim_ / (8 * int64_t(group_size_)));
+    const Pipeline& p = device_.pipelines().get(shader_of(mode), overlap ? 4 : 3, {group_size_, rows_, chunks});
+    vk::vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    const DeviceAllocation& vectors = modes_[size_t(mode)].vectors;
+    auto slot = [&](int64_t s) {
+        return VkDescriptorBufferInfo{vectors.buffer, vectors.offset + slot_bytes() * VkDeviceSize(s),
+                                      VkDeviceSize(dim_) * 4};
+    };
+    for (int64_t l = 0; l < levels_; ++l) {
+        if (!overlap && l > 0)
+            memory_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+        const std::array<VkDescriptorBufferInfo, 4> infos{
+            VkDescriptorBufferInfo{weights_[size_t(l)].buffer, weights_[size_t(l)].offset, weight_bytes_per_level()},
+            slot(l == 0 ? input : 1 + l), slot(2 + l), VkDescriptorBufferInfo{counters_.buffer, counters_.offset, counters_.size}};
+        std::array<VkWriteDescriptorSet, 4> sets{};
+        for (uint32_t i = 0; i < p.n_bindings; ++i)
+            sets[i] = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                       .dstBinding = i,
+                       .descriptorCount = 1,
+                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                       .pBufferInfo = &infos[i]};
+        vk::vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, p.n_bindings, sets.data());
+        const uint32_t level = uint32_t(l);
+        vk::vkCmdPushConstants(cb, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &level);
+        vk::vkCmdDispatch(cb, workgroups_per_level(), 1, 1);
+    }
+    vk::check(vk::vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+}
+
+// Each run is waited for before the next is submitted, which is what orders
+// one run's stores before the next one's loads (no barrier opens a run).
+void MatvecChain::run(ChainMode mode, int input) { submit_and_wait(modes_[size_t(mode)].runs[size_t(input)]); }
+
+std::vector<float> MatvecChain::output(ChainMode mode) {
+    VkCommandBuffer cb = begin_transfer();
+    memory_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_TRANSFER_READ_BIT);
+    const DeviceAllocation& vectors = modes_[size_t(mode)].vectors;
+    const VkBufferCopy region{vectors.offset + slot_bytes() * VkDeviceSize(1 + levels_), staging_.offset,
+                              VkDeviceSize(dim_) * 4};
+    vk::vkCmdCopyBuffer(cb, vectors.buffer, staging_.buffer, 1, &region);
+    memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                   VK_ACCESS_HOST_READ_BIT);
+    finish_transfer(cb);
+    std::vector<float> out(static_cast<size_t>(dim_));
+    std::memcpy(out.data(), staging_.mapped, out.size() * 4);
+    return out;
+}
+
+bool MatvecChain::overlap_gave_up() {
+    VkCommandBuffer cb = begin_transfer();
+    memory_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_TRANSFER_READ_BIT);
+    const VkBufferCopy region{counters_.offset, staging_.offset, 4};
+    vk::vkCmdCopyBuffer(cb, counters_.buffer, staging_.buffer, 1, &region);
+    memory_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                   VK_ACCESS_HOST_READ_BIT);
+    finish_transfer(cb);
+    uint32_t flag = 0;
+    std::memcpy(&flag, staging_.mapped, 4);
+    return flag != 0;
+}
+
+VkCommandBuffer MatvecChain::begin_transfer() {
+    vk::check(vk::vkResetCommandPool(device_.device(), transfer_pool_, 0), "vkResetCommandPool");
+    VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = transfer_pool_,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    VkCommandBuffer cb;
+    vk::check(vk::vkAllocateCommandBuffers(device_.device(), &alloc, &cb), "vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vk::check(vk::vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+    return cb;
+}
+
+void MatvecChain::finish_transfer(VkCommandBuffer cb) {
+    vk::check(vk::vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+    submit_and_wait(cb);
+}
+
+void MatvecChain::submit_and_wait(VkCommandBuffer cb) {
+    VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
+    {
+        std::lock_guard lock(device_.queue_mutex());
+        vk::check(vk::vkQueueSubmit(device_.queue(), 1, &submit, fence_), "vkQueueSubmit");
+    }
+    if (!device_.info().on_host_cpu) {
+        const auto until = std::chrono::steady_clock::now() + kPollFence;
+        while (vk::vkGetFenceStatus(device_.device(), fence_) == VK_NOT_READY && std::chrono::steady_clock::now() < until) {
+        }
+    }
+    vk::check(vk::vkWaitForFences(device_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    vk::check(vk::vkResetFences(device_.device(), 1, &fence_), "vkResetFences");
+}
+
+}  // namespace tessera::bench

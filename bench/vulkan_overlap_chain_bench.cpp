@@ -1,0 +1,117 @@
+// Issue 40: whether a level of token generation can load its weights while
+// the level before it computes (bench/vulkan_overlap_chain.hpp):
+//   BM_VulkanOverlapChain/<mode>/<shape>/levels:<N>/rows:<R>
+// runs N dependent F16 matvecs of a square shape, each level its own
+// weights (together far larger than the GPU's L2), as one command buffer,
+// submitted and waited on once per iteration. mode barriers: a pipeline
+// barrier between levels; overlap: none, each workgroup of R rows loads its
+// weights, then spins on the level before's counter. Counters: us/level
+// (wall time over N) and weight_bytes/s. Before timing, the first runs of each
+// mode are checked against the barriers' results (each level's output
+// zeroed beforehand, the two inputs alternating), and after it the last
+// run's and the overlap's error flag (a workgroup that gave up waiting): the
+// benchmark fails on any difference. Skipped without a device or without the
+// Vulkan memory model.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bench/random_values.hpp"
+#include "bench/vulkan_overlap_chain.hpp"
+#include "graph/vulkan/vulkan_error.hpp"
+#include "kernels/quant/half.hpp"
+
+namespace tessera::bench {
+namespace {
+
+struct SquareShape {
+    const char* name;
+    int64_t dim;
+};
+
+// W with entries of variance 1 / dim, so that a vector keeps its size along the chain.
+std::vector<uint16_t> random_matrix(int64_t dim, uint32_t seed) {
+    const float scale = 1.0f / std::sqrt(float(dim));
+    std::vector<uint16_t> w;
+    w.reserve(size_t(dim * dim));
+    for (float v : random_floats(size_t(dim * dim), seed)) w.push_back(fp32_to_fp16(v * scale));
+    return w;
+}
+
+// Whether `got` equals `want` up to float rounding: both modes run the same
+// arithmetic, a level that read its input too early is off by far more.
+bool same_vector(const std::vector<float>& got, const std::vector<float>& want) {
+    float size = 0, off = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+        size = std::max(size, std::fabs(want[i]));
+        off = std::max(off, std::fabs(got[i] - want[i]));
+    }
+    return off <= 1e-4f * size;  // also false for a NaN
+}
+
+void BM_VulkanOverlapChain(benchmark::State& state, ChainMode mode, SquareShape shape) {
+    const int64_t levels = state.range(0);
+    const auto rows = uint32_t(state.range(1));
+    std::shared_ptr<VulkanDevice> device;  // outlives the chain
+    std::optional<MatvecChain> chain;
+    try {
+        device = open_vulkan_device();
+        chain.emplace(*device, shape.dim, levels, rows,
+                      std::vector<std::vector<uint16_t>>{random_matrix(shape.dim, 5), random_matrix(shape.dim, 7)},
+                      std::array<std::vector<float>, 2>{random_floats(size_t(shape.dim), 6),
+                                                        random_floats(size_t(shape.dim), 8)});
+    } catch (const VulkanUnavailable& e) {
+        state.SkipWithError(e.what());
+        return;
+    }
+    std::array<std::vector<float>, 2> want;
+    for (int input = 0; input < 2; ++input) {
+        chain->run(ChainMode::Barriers, input);
+        want[size_t(input)] = chain->output(ChainMode::Barriers);
+    }
+    for (int run = 0; run < 4; ++run) {
+        chain->run(mode, run % 2);
+        if (!same_vector(chain->output(mode), want[size_t(run % 2)])) {
+            state.SkipWithError(("run " + std::to_string(run) + " differs from the barriers' result").c_str());
+            return;
+        }
+    }
+
+    double seconds = 0;
+    int last = 0;
+    for (auto _ : state) {
+        last = 1 - last;
+        const auto start = std::chrono::steady_clock::now();
+        chain->run(mode, last);
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    if (!same_vector(chain->output(mode), want[size_t(last)]))
+        state.SkipWithError("the last timed run differs from the barriers' result");
+    else if (mode == ChainMode::Overlap && chain->overlap_gave_up())
+        state.SkipWithError("a workgroup gave up waiting for the level before");
+    const double per_run = seconds / double(state.iterations());
+    state.counters["us/level"] = per_run / double(levels) * 1e6;
+    state.counters["weight_bytes/s"] = double(chain->weight_bytes_per_level()) * double(levels) / per_run;
+    state.counters["workgroups/level"] = double(chain->workgroups_per_level());
+}
+
+void register_overlap_chains() {
+    for (const SquareShape shape : {SquareShape{"tinyllama_attn_q", 2048}, SquareShape{"llama7b_attn_q", 4096}})
+        for (const auto& [mode, name] : {std::pair{ChainMode::Barriers, "barriers"}, std::pair{ChainMode::Overlap, "overlap"}})
+            benchmark::RegisterBenchmark(
+                (std::string("BM_VulkanOverlapChain/") + name + "/" + shape.name).c_str(), BM_VulkanOverlapChain, mode,
+                shape)
+                ->ArgNames({"levels", "rows"})
+                ->ArgsProduct({{16, 64}, {4, 8}})
+                ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+}
+const bool registered = (register_overlap_chains(), true);
+
+}  // namespace
+}  // namespace tessera::bench
