@@ -10,8 +10,7 @@
 // mode are checked against the barriers' results (each level's output
 // zeroed beforehand, the two inputs alternating), and after it the last
 // run's and the overlap's error flag (a workgroup that gave up waiting): the
-// benchmark fails on any difference. Skipped without a device or without the
-// Vulkan memory model.
+// benchmark fails on any difference. Skipped without a device.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
