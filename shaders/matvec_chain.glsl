@@ -116,6 +116,17 @@ void main() {
     uvec4 weights[ROWS * CHUNKS];
     for (uint r = 0; r < ROWS; ++r)
         for (uint c = 0; c < CHUNKS; ++c) weights[r * CHUNKS + c] = w[(row0 + r) * pieces + c * NT + lid];
+#ifdef CHAIN_OVERLAP
+    // The loads must have arrived before the wait, not merely been written
+    // above it: nothing uses them until after it, so a compiler may sink them
+    // below it (the first measurement could not tell: vulkan-experiments.md).
+    // A shared store that depends on every loaded word cannot cross the
+    // workgroup barrier that ends the wait; partial[] is written again, after
+    // that barrier, before it is read.
+    uvec4 folded = uvec4(0);
+    for (uint i = 0; i < ROWS * CHUNKS; ++i) folded ^= weights[i];
+    if ((folded.x ^ folded.y ^ folded.z ^ folded.w) == 0x5A5A5A5Au) partial[lid] = 0.0;
+#endif
 
 #ifdef CHAIN_OVERLAP
     wait_for_level_before();
