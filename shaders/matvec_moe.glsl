@@ -91,17 +91,9 @@ void router_topk(uint row, uint token) {
     const uint n = p.n;
     const float scale = softmax_scale();
     float m = -1.0e30, s = 0.0;  // softmax.glsl's NO_MAX
-    for (uint e = gl_LocalInvocationID.x; e < n; e += gl_WorkGroupSize.x) {
-        const float v = scale * stored[row + e];
-        if (v > m) {
-            s = s * exp(m - v) + 1.0;
-            m = v;
-        } else {
-            s += exp(v - m);
-        }
-    }
-    const float row_max = group_max(m);
-    const float inv_sum = 1.0 / group_sum(s * exp(m - row_max));
+    for (uint e = gl_LocalInvocationID.x; e < n; e += gl_WorkGroupSize.x) softmax_add(m, s, scale * stored[row + e]);
+    float row_max, inv_sum;
+    softmax_row(m, s, row_max, inv_sum);
     for (uint e = gl_LocalInvocationID.x; e < n; e += gl_WorkGroupSize.x) {
         const float prob = exp(scale * stored[row + e] - row_max) * inv_sum;
         router_probs[e] = prob;

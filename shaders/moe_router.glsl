@@ -19,17 +19,8 @@ RouterRow router_row(uint first, uint n, float scale) {
     RouterRow r = RouterRow(first, scale, 0.0, 1.0);
     if (!ROUTER_SOFTMAX) return r;
     float m = ROUTER_NO_MAX, s = 0.0;
-    for (uint k = gl_LocalInvocationID.x; k < n; k += gl_WorkGroupSize.x) {
-        const float v = scale * router[first + k];
-        if (v > m) {
-            s = s * exp(m - v) + 1.0;
-            m = v;
-        } else {
-            s += exp(v - m);
-        }
-    }
-    r.row_max = group_max(m);
-    r.inv_sum = 1.0 / group_sum(s * exp(m - r.row_max));
+    for (uint k = gl_LocalInvocationID.x; k < n; k += gl_WorkGroupSize.x) softmax_add(m, s, scale * router[first + k]);
+    softmax_row(m, s, r.row_max, r.inv_sum);
     return r;
 }
 

@@ -1,6 +1,7 @@
 // Workgroup-wide sum and max (included after common.glsl): a subgroup
-// reduction, then one partial per subgroup through shared memory. Every
-// invocation of the workgroup must call them (they hold barriers).
+// reduction, then one partial per subgroup through shared memory; and a
+// softmax row's statistics from them. Every invocation of the workgroup must
+// call group_sum, group_max and softmax_row (they hold barriers).
 layout(constant_id = 0) const uint REDUCE_GROUP_SIZE = 256;  // the workgroup size (common.glsl)
 
 // At most one subgroup per invocation; an includer that reduces only in
@@ -28,4 +29,23 @@ float group_max(float v) {
     for (uint i = 1; i < gl_NumSubgroups; ++i) m = max(m, reduce_partials[i]);
     barrier();
     return m;
+}
+
+// A softmax's row statistics, the online way: each invocation keeps the
+// largest value m of its share of the row and the sum s of exp(v - m) over
+// it (start with m below every value and s = 0; softmax_add per value), then
+// softmax_row gives the row's max and 1 / its sum of exp(v - max) (every
+// invocation of the workgroup must call it).
+void softmax_add(inout float m, inout float s, float v) {
+    if (v > m) {
+        s = s * exp(m - v) + 1.0;
+        m = v;
+    } else {
+        s += exp(v - m);
+    }
+}
+
+void softmax_row(float m, float s, out float row_max, out float inv_sum) {
+    row_max = group_max(m);
+    inv_sum = 1.0 / group_sum(s * exp(m - row_max));
 }

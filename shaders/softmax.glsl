@@ -36,17 +36,9 @@ void main() {
     const uint n = p.ne0;
 #endif
     float m = NO_MAX, s = 0.0;
-    for (uint k = gl_LocalInvocationID.x; k < n; k += gl_WorkGroupSize.x) {
-        const float v = p.scale * x[xr + k];
-        if (v > m) {
-            s = s * exp(m - v) + 1.0;
-            m = v;
-        } else {
-            s += exp(v - m);
-        }
-    }
-    const float row_max = group_max(m);
-    const float inv_sum = 1.0 / group_sum(s * exp(m - row_max));
+    for (uint k = gl_LocalInvocationID.x; k < n; k += gl_WorkGroupSize.x) softmax_add(m, s, p.scale * x[xr + k]);
+    float row_max, inv_sum;
+    softmax_row(m, s, row_max, inv_sum);
     for (uint k = gl_LocalInvocationID.x; k < p.ne0; k += gl_WorkGroupSize.x)
         y[yr + k] = k < n ? exp(p.scale * x[xr + k] - row_max) * inv_sum : 0.0;
 }
