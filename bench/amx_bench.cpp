@@ -13,22 +13,15 @@
 #include "bench/stream_read.hpp"
 #include "kernels/cpu/amx.hpp"
 
-#if defined(__AMX_TILE__) && defined(__AMX_INT8__)
+#ifdef TESSERA_AMX_BUILT
 #include <immintrin.h>
 
 namespace tessera::bench {
 namespace {
 
-struct alignas(64) TileConfig {
-    uint8_t palette = 1, start_row = 0;
-    uint8_t reserved[14] = {};
-    uint16_t bytes_per_row[16] = {};
-    uint8_t rows[16] = {};
-};
-
 // Tiles 0-3: int32 sums (16 x 16); 4: A (16 x depth bytes); 5: B (depth / 4 x 64 bytes).
-TileConfig config(int depth) {
-    TileConfig c;
+cpu::AmxTileConfig config(int depth) {
+    cpu::AmxTileConfig c;
     for (int t = 0; t < 4; ++t) {
         c.bytes_per_row[t] = 64;
         c.rows[t] = 16;
@@ -41,7 +34,7 @@ TileConfig config(int depth) {
 }
 
 void multiply(int depth, int64_t iterations) {
-    const TileConfig c = config(depth);
+    const cpu::AmxTileConfig c = config(depth);
     alignas(64) static const int8_t ones[16 * 64] = {};
     _tile_loadconfig(&c);
     _tile_loadd(4, ones, 64);

@@ -187,7 +187,8 @@ const int registered = [] {
                 ->UseRealTime()
                 ->Unit(benchmark::kMillisecond)
                 ->MinTime(0.3);
-            if (act == ActivationPrecision::Q16 && cpu::amx_usable())  // the F32 GEMM of CPUs without AMX
+            // The F32 GEMM of CPUs without AMX, where this CPU's AMX path takes the type.
+            if (act == ActivationPrecision::Q16 && cpu::q16_matmul_rounds_activations(id, 2048, 512))
                 benchmark::RegisterBenchmark(("BM_Matmul/" + name + "/no_amx").c_str(), BM_Matmul, id, act, false)
                     ->Apply(prompt_shapes)
                     ->UseRealTime()

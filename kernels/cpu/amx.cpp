@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#if defined(__AMX_TILE__) && defined(__AMX_INT8__)
+#ifdef TESSERA_AMX_BUILT
 #include <cpuid.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@ namespace {
 std::atomic<bool> allowed{true};
 
 bool granted() {
-#if defined(__AMX_TILE__) && defined(__AMX_INT8__)
+#ifdef TESSERA_AMX_BUILT
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
     constexpr unsigned kAmxTile = 1u << 24, kAmxInt8 = 1u << 25;  // CPUID.(7,0):EDX

@@ -35,9 +35,8 @@
 #include "kernels/cpu/matmul/span.hpp"
 #include "kernels/cpu/matmul/unpack.hpp"
 
-#if defined(__AMX_TILE__) && defined(__AMX_INT8__) && defined(__AVX512F__)
+#ifdef TESSERA_AMX_BUILT
 #include <immintrin.h>
-#define TESSERA_AMX_BUILT 1
 #endif
 
 namespace tessera::cpu::matmul_detail {
@@ -157,17 +156,10 @@ struct AmxGemm {
         }
     }
 
-    struct alignas(64) TileConfig {
-        uint8_t palette = 1, start_row = 0;
-        uint8_t reserved[14] = {};
-        uint16_t bytes_per_row[16] = {};
-        uint8_t rows[16] = {};
-    };
-
     // Tiles: 0 the weights (16 rows x 32 bytes), 1 and 2 the activations' high
     // and low bytes (8 x 64), 3 and 4 their int32 sums (16 x 16).
-    static TileConfig tile_config() {
-        TileConfig c;
+    static AmxTileConfig tile_config() {
+        AmxTileConfig c;
         c.bytes_per_row[0] = kAmxGroup;
         c.rows[0] = kAmxRows;
         for (int t : {1, 2}) {
@@ -220,7 +212,7 @@ struct AmxGemm {
 
     // Rows [j_begin, j_end) for all a.m tokens, from the converted activations.
     static void run(const MatmulArgs& a, const Group* groups, int64_t j_begin, int64_t j_end) {
-        static const TileConfig config = tile_config();
+        static const AmxTileConfig config = tile_config();
         _tile_loadconfig(&config);
         thread_local Rows w;
         for (int64_t j0 = j_begin; j0 < j_end; j0 += kAmxRows) {
