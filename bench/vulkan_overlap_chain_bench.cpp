@@ -1,16 +1,20 @@
 // Issue 40: whether a level of token generation can load its weights while
 // the level before it computes (bench/vulkan_overlap_chain.hpp):
-//   BM_VulkanOverlapChain/<mode>/<shape>/levels:<N>/rows:<R>
+//   BM_VulkanOverlapChain/<mode>/<shape>/levels:<N>/rows:<R>[/groups:<G>]
 // runs N dependent F16 matvecs of a square shape, each level its own
 // weights (together far larger than the GPU's L2), as one command buffer,
-// submitted and waited on once per iteration. mode barriers: a pipeline
-// barrier between levels; overlap: none, each workgroup of R rows loads its
-// weights, then spins on the level before's counter. Counters: us/level
-// (wall time over N) and weight_bytes/s. Before timing, the first runs of each
-// mode are checked against the barriers' results (each level's output
-// zeroed beforehand, the two inputs alternating), and after it the last
-// run's and the overlap's error flag (a workgroup that gave up waiting): the
-// benchmark fails on any difference. Skipped without a device.
+// submitted and waited on once per iteration. mode barriers: a dispatch a
+// level, a pipeline barrier between levels; overlap: no barrier, each
+// workgroup of R rows loads its weights, then spins on the level before's
+// counter; persistent: one dispatch of G workgroups for every level, each
+// loading its next rows' weights before it spins (G = 132 and 264: one and
+// two workgroups per SM of an H200; a G the GPU cannot hold at once gives up
+// waiting and fails). Counters: us/level (wall time over N) and
+// weight_bytes/s. Before timing, the first runs of each mode are checked
+// against the barriers' results (each level's output zeroed beforehand, the
+// two inputs alternating) and the mode's error flag (a workgroup that gave up
+// waiting), and after it the last run's: the benchmark fails on any
+// difference. Skipped without a device.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -19,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/random_values.hpp"
 #include "bench/vulkan_overlap_chain.hpp"
@@ -53,14 +58,24 @@ bool same_vector(const std::vector<float>& got, const std::vector<float>& want) 
     return off <= 1e-4f * size;  // also false for a NaN
 }
 
+// Why a run in `mode` is not what the barriers computed (`want`), or empty.
+std::string wrong_run(MatvecChain& chain, ChainMode mode, const std::vector<float>& want) {
+    // What a Persistent run needs and an Overlap run does not (lavapipe, for one, fails it).
+    const std::string residency = mode == ChainMode::Persistent ? " (are all its workgroups resident at once?)" : "";
+    if (chain.gave_up(mode)) return "a workgroup gave up waiting for the level before" + residency;
+    if (!same_vector(chain.output(mode), want)) return "differs from the barriers' result" + residency;
+    return {};
+}
+
 void BM_VulkanOverlapChain(benchmark::State& state, ChainMode mode, SquareShape shape) {
     const int64_t levels = state.range(0);
     const auto rows = uint32_t(state.range(1));
+    const auto persistent_groups = uint32_t(mode == ChainMode::Persistent ? state.range(2) : 0);
     std::shared_ptr<VulkanDevice> device;  // outlives the chain
     std::optional<MatvecChain> chain;
     try {
         device = open_vulkan_device();
-        chain.emplace(*device, shape.dim, levels, rows,
+        chain.emplace(*device, shape.dim, levels, rows, persistent_groups,
                       std::vector<std::vector<uint16_t>>{random_matrix(shape.dim, 5), random_matrix(shape.dim, 7)},
                       std::array<std::vector<float>, 2>{random_floats(size_t(shape.dim), 6),
                                                         random_floats(size_t(shape.dim), 8)});
@@ -75,8 +90,8 @@ void BM_VulkanOverlapChain(benchmark::State& state, ChainMode mode, SquareShape 
     }
     for (int run = 0; run < 4; ++run) {
         chain->run(mode, run % 2);
-        if (!same_vector(chain->output(mode), want[size_t(run % 2)])) {
-            state.SkipWithError(("run " + std::to_string(run) + " differs from the barriers' result").c_str());
+        if (const std::string wrong = wrong_run(*chain, mode, want[size_t(run % 2)]); !wrong.empty()) {
+            state.SkipWithError(("run " + std::to_string(run) + ": " + wrong).c_str());
             return;
         }
     }
@@ -89,10 +104,8 @@ void BM_VulkanOverlapChain(benchmark::State& state, ChainMode mode, SquareShape 
         chain->run(mode, last);
         seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    if (!same_vector(chain->output(mode), want[size_t(last)]))
-        state.SkipWithError("the last timed run differs from the barriers' result");
-    else if (mode == ChainMode::Overlap && chain->overlap_gave_up())
-        state.SkipWithError("a workgroup gave up waiting for the level before");
+    if (const std::string wrong = wrong_run(*chain, mode, want[size_t(last)]); !wrong.empty())
+        state.SkipWithError(("the last timed run: " + wrong).c_str());
     const double per_run = seconds / double(state.iterations());
     state.counters["us/level"] = per_run / double(levels) * 1e6;
     state.counters["weight_bytes/s"] = double(chain->weight_bytes_per_level()) * double(levels) / per_run;
@@ -100,15 +113,20 @@ void BM_VulkanOverlapChain(benchmark::State& state, ChainMode mode, SquareShape 
 }
 
 void register_overlap_chains() {
+    const std::vector<int64_t> levels{16, 64}, rows{4, 8}, persistent_groups{132, 264};
     for (const SquareShape shape : {SquareShape{"tinyllama_attn_q", 2048}, SquareShape{"llama7b_attn_q", 4096}})
-        for (const auto& [mode, name] : {std::pair{ChainMode::Barriers, "barriers"}, std::pair{ChainMode::Overlap, "overlap"}})
-            benchmark::RegisterBenchmark(
-                (std::string("BM_VulkanOverlapChain/") + name + "/" + shape.name).c_str(), BM_VulkanOverlapChain, mode,
-                shape)
-                ->ArgNames({"levels", "rows"})
-                ->ArgsProduct({{16, 64}, {4, 8}})
-                ->Unit(benchmark::kMicrosecond)
-                ->UseRealTime();
+        for (const auto& [mode, name] : {std::pair{ChainMode::Barriers, "barriers"}, std::pair{ChainMode::Overlap, "overlap"},
+                                         std::pair{ChainMode::Persistent, "persistent"}}) {
+            benchmark::internal::Benchmark* b =
+                benchmark::RegisterBenchmark((std::string("BM_VulkanOverlapChain/") + name + "/" + shape.name).c_str(),
+                                             BM_VulkanOverlapChain, mode, shape)
+                    ->Unit(benchmark::kMicrosecond)
+                    ->UseRealTime();
+            if (mode == ChainMode::Persistent)
+                b->ArgNames({"levels", "rows", "groups"})->ArgsProduct({levels, rows, persistent_groups});
+            else
+                b->ArgNames({"levels", "rows"})->ArgsProduct({levels, rows});
+        }
 }
 const bool registered = (register_overlap_chains(), true);
 
