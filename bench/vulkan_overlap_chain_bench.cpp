@@ -7,9 +7,9 @@
 // level, a pipeline barrier between levels; overlap: no barrier, each
 // workgroup of R rows loads its weights, then spins on the level before's
 // counter; persistent: one dispatch of G workgroups for every level, each
-// loading its next rows' weights before it spins (G = 132 and 264: one and
-// two workgroups per SM of an H200; a G the GPU cannot hold at once gives up
-// waiting and fails). Counters: us/level (wall time over N) and
+// loading its next rows' weights before it spins (G = 132, 264 and 512: one,
+// two and four workgroups per SM of an H200, whose 132 SMs hold no more of
+// these; a G the GPU cannot hold at once gives up waiting and fails). Counters: us/level (wall time over N) and
 // weight_bytes/s. Before timing, the first runs of each mode are checked
 // against the barriers' results (each level's output zeroed beforehand, the
 // two inputs alternating) and the mode's error flag (a workgroup that gave up
@@ -113,7 +113,7 @@ void BM_VulkanOverlapChain(benchmark::State& state, ChainMode mode, SquareShape 
 }
 
 void register_overlap_chains() {
-    const std::vector<int64_t> levels{16, 64}, rows{4, 8}, persistent_groups{132, 264};
+    const std::vector<int64_t> levels{16, 64}, rows{4, 8}, persistent_groups{132, 264, 512};
     for (const SquareShape shape : {SquareShape{"tinyllama_attn_q", 2048}, SquareShape{"llama7b_attn_q", 4096}})
         for (const auto& [mode, name] : {std::pair{ChainMode::Barriers, "barriers"}, std::pair{ChainMode::Overlap, "overlap"},
                                          std::pair{ChainMode::Persistent, "persistent"}}) {
