@@ -126,9 +126,12 @@ struct AmxGemm {
 
     static void unpack_rows(const MatmulArgs& a, int64_t j0, int rows, Rows& out) {
         const int64_t n_groups = a.k / kAmxGroup;
-        out.bytes.assign(size_t(n_groups * kAmxRows * kAmxGroup), 0);
-        out.scale.assign(size_t(n_groups * kAmxRows), 0.0f);
-        out.bias.assign(size_t(n_groups * kAmxRows), 0.0f);
+        // A whole block of rows overwrites every entry; a last block of fewer
+        // leaves the missing rows zero (their sums are computed, not stored).
+        const auto size = [rows](auto& v, size_t n) { rows < kAmxRows ? v.assign(n, {}) : v.resize(n); };
+        size(out.bytes, size_t(n_groups * kAmxRows * kAmxGroup));
+        size(out.scale, size_t(n_groups * kAmxRows));
+        size(out.bias, size_t(n_groups * kAmxRows));
         for (int r = 0; r < rows; ++r) {
             const auto* row = reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride);
             for (int64_t s = 0; s < a.k / kSpan; ++s) {
