@@ -11,7 +11,7 @@
 //                tokens' softmax (softmax.glsl's steps), writes the
 //                probabilities over the logits (the moe_weights that read
 //                the softmax read them there) and the token's topk
-//                (topk.comp's ranking) into chosen[].
+//                (topk_rank.glsl, as topk.comp ranks) into chosen[].
 //   EXPERT_SUM   the rows are the down projection of each slot (EXPERTS, a
 //                batch per slot), one counter per block of rows and token:
 //                the last of the token's k slots to finish that block
@@ -21,7 +21,7 @@
 //                slot_w[] as moe_sum reads them; else the router's
 //                probabilities in slot_w[] at the slots' expert ids, as
 //                moe_weights.comp computes them (WEIGHTS_NORMALIZED: divided
-//                by their sum).
+//                by their sum, moe_weight_scale.glsl).
 //
 // Written rows reach the last workgroup through coherent buffers: each
 // invocation's stores, then a device-scope memory barrier, then the
@@ -29,7 +29,8 @@
 // workgroup reads after the add and another memory barrier.
 //
 // Included by matvec.glsl after matmul_args.glsl, before its main()s, which
-// call moe_epilogue() at their end from every invocation.
+// call moe_epilogue() at their end from every invocation; includes
+// reduce.glsl, topk_rank.glsl and moe_weight_scale.glsl.
 const uint NO_EPILOGUE = 0, ROUTER_TOPK = 1, EXPERT_SUM = 2;
 layout(constant_id = 11) const uint EPILOGUE = NO_EPILOGUE;
 const uint WEIGHTS_STORED = 0, WEIGHTS_OF_PROBS = 1, WEIGHTS_NORMALIZED = 2;
@@ -86,6 +87,15 @@ bool last_to_finish(uint i, uint of) {
     return completes;
 }
 
+// Where router_topk's token's ids go in chosen[]: it sets this for
+// topk_store, which topk_rank calls.
+uint chosen_row;
+
+float topk_value(uint e) { return router_probs[e]; }
+void topk_store(uint rank, uint e) { chosen[chosen_row + rank] = int(e); }
+
+#include "topk_rank.glsl"
+
 // The softmax of a token's logits (at `row` of stored[]) over them, and its topk.
 void router_topk(uint row, uint token) {
     const uint n = p.n;
@@ -100,31 +110,24 @@ void router_topk(uint row, uint token) {
         stored[row + e] = prob;
     }
     barrier();
-    const uint k = chosen_k(), at = chosen_first() + token * chosen_nb1();
-    for (uint a = gl_LocalInvocationID.x; a < n; a += gl_WorkGroupSize.x) {
-        const float v = router_probs[a];
-        uint rank = 0;
-        for (uint b = 0; b < n && rank < k; ++b) {
-            const float u = router_probs[b];
-            rank += uint(u > v || (u == v && b < a));
-        }
-        if (rank < k) chosen[at + rank] = int(a);
-    }
+    chosen_row = chosen_first() + token * chosen_nb1();
+    topk_rank(n, chosen_k());
     barrier();  // router_probs free for the next token
 }
 
-// Slot j's weight of token t, of k slots (EXPERT_SUM): the slots' loads in
-// parallel into slot_weights, then each invocation sums them in
-// moe_weights.comp's order (the same weights as its).
+float moe_weight(uint j) { return slot_weights[j]; }
+
+#include "moe_weight_scale.glsl"
+
+// Token t's k slot weights (EXPERT_SUM), loaded in parallel into
+// slot_weights, and the factor by which each invocation then normalizes
+// them, as moe_weights.comp does (the same weights as its).
 float slot_scale(uint t, uint k) {
     const uint w = slot_w_first() + t * slot_w_nb1();
     for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x)
         slot_weights[j] = slot_w[w + (WEIGHTS == WEIGHTS_STORED ? j : uint(ids[p.ids_first + t * k + j]))];
     barrier();
-    if (WEIGHTS != WEIGHTS_NORMALIZED) return 1.0;
-    float sum = 0.0;
-    for (uint j = 0; j < k; ++j) sum += slot_weights[j];
-    return 1.0 / max(sum, WEIGHT_SUM_FLOOR);
+    return WEIGHTS == WEIGHTS_NORMALIZED ? moe_weight_scale(k, WEIGHT_SUM_FLOOR) : 1.0;
 }
 
 // After the workgroup stored rows row0.. (group_rows of them) of tokens

@@ -5,8 +5,9 @@
 // Fused (graph/vulkan/kernels/moe_fusion.hpp): with WEIGHTS, w is an
 // inlined moe_weights, which each workgroup computes from the router's
 // probabilities (or, ROUTER_SOFTMAX, its logits) and the ids into shared
-// memory, as moe_weights.comp does; with ADDEND, out = that sum + a (the
-// residual add that reads it, inlined the other way: the add records this).
+// memory, as moe_weights.comp does (moe_weight_scale.glsl); with ADDEND,
+// out = that sum + a (the residual add that reads it, inlined the other way:
+// the add records this).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -40,6 +41,17 @@ layout(push_constant) uniform Push {
 const uint MAX_K = 64;  // graph/vulkan/kernels/moe_fusion.cpp's kMaxChosen
 shared float weights[MAX_K];
 
+// This invocation's token's router row and where its ids start in ids[]:
+// main sets them for moe_weight, which moe_weight_scale calls.
+RouterRow token_row;
+uint token_ids;
+
+// Slot j's weight before normalization (moe_weight_scale.glsl): its
+// expert's probability.
+float moe_weight(uint j) { return router_prob(token_row, ids[token_ids + j]); }
+
+#include "moe_weight_scale.glsl"
+
 // Slot j's weight of token t.
 float weight(uint t, uint j) { return WEIGHTS ? weights[j] : w[p.w_first + t * p.w_nb1 + j]; }
 
@@ -47,14 +59,11 @@ void main() {
     const uint t = flat_group();
     if (t >= p.n) return;
     if (WEIGHTS) {
-        const RouterRow row = router_row(p.w_first + t * p.w_nb1, p.n_expert, p.scale);
-        if (gl_LocalInvocationID.x == 0) {  // moe_weights.comp's sums, in its order
-            const uint ir = p.ids_first + t * p.ids_nb1;
-            float sum = 0.0;
-            if (NORMALIZE)
-                for (uint j = 0; j < p.k; ++j) sum += router_prob(row, ids[ir + j]);
-            const float scale = NORMALIZE ? 1.0 / max(sum, SUM_FLOOR) : 1.0;
-            for (uint j = 0; j < p.k; ++j) weights[j] = router_prob(row, ids[ir + j]) * scale;
+        token_ids = p.ids_first + t * p.ids_nb1;
+        token_row = router_row(p.w_first + t * p.w_nb1, p.n_expert, p.scale);
+        if (gl_LocalInvocationID.x == 0) {  // moe_weights.comp's weights
+            const float scale = NORMALIZE ? moe_weight_scale(p.k, SUM_FLOOR) : 1.0;
+            for (uint j = 0; j < p.k; ++j) weights[j] = moe_weight(j) * scale;
         }
         barrier();
     }

@@ -1,9 +1,6 @@
 // topk (ops/topk.hpp): the indices of a row's k largest values, largest
-// first, ties lower index first. One workgroup per row; each invocation
-// ranks its values by counting those that come before them in that order
-// (O(n^2) compares per row: meant for a router's experts, tens to hundreds),
-// and a value ranked below k writes its index at its rank. No sort, no
-// barrier, and every value's rank is distinct.
+// first, ties lower index first. One workgroup per row, ranked by counting
+// (topk_rank.glsl, which matvec_moe.glsl's router_topk shares).
 //
 // ROUTER_SOFTMAX (moe_router.glsl): the row is a router's logits whose
 // softmax (an inlined node) is ranked; the probabilities are computed once
@@ -29,24 +26,25 @@ layout(push_constant) uniform Push {
 const uint MAX_N = 1024;  // graph/vulkan/kernels/moe_fusion.cpp's kMaxExperts
 shared float probs[MAX_N];
 
+// The row of x and of y this workgroup ranks: main sets them for the
+// functions topk_rank calls.
+uint x_row, y_row;
+
+float topk_value(uint i) { return ROUTER_SOFTMAX ? probs[i] : router[x_row + i]; }
+void topk_store(uint rank, uint i) { y[y_row + rank] = int(i); }
+
+#include "topk_rank.glsl"
+
 void main() {
     const uint r = flat_group();
     if (r >= p.nrows) return;
     const uvec3 i = row_index(r, p.ne1, p.ne2);
-    const uint xr = p.x_first + i.x * p.x_nb1 + i.y * p.x_nb2 + i.z * p.x_nb3;
-    const uint yr = p.y_first + i.x * p.y_nb1 + i.y * p.y_nb2 + i.z * p.y_nb3;
+    x_row = p.x_first + i.x * p.x_nb1 + i.y * p.x_nb2 + i.z * p.x_nb3;
+    y_row = p.y_first + i.x * p.y_nb1 + i.y * p.y_nb2 + i.z * p.y_nb3;
     if (ROUTER_SOFTMAX) {
-        const RouterRow row = router_row(xr, p.n, p.scale);
+        const RouterRow row = router_row(x_row, p.n, p.scale);
         for (uint a = gl_LocalInvocationID.x; a < p.n; a += gl_WorkGroupSize.x) probs[a] = router_prob(row, a);
         barrier();
     }
-    for (uint a = gl_LocalInvocationID.x; a < p.n; a += gl_WorkGroupSize.x) {
-        const float v = ROUTER_SOFTMAX ? probs[a] : router[xr + a];
-        uint rank = 0;
-        for (uint b = 0; b < p.n && rank < p.ne0; ++b) {
-            const float u = ROUTER_SOFTMAX ? probs[b] : router[xr + b];
-            rank += uint(u > v || (u == v && b < a));
-        }
-        if (rank < p.ne0) y[yr + rank] = int(a);
-    }
+    topk_rank(p.n, p.ne0);
 }
