@@ -4,7 +4,10 @@
 // those that come before them in that order (O(n^2) compares per row: meant
 // for a router's experts, tens to hundreds), and a value ranked below k
 // stores its index at its rank. No sort, no barrier, and every value's rank
-// is distinct.
+// is distinct. The count runs over the whole row, with no exit once the rank
+// reaches k: the comparisons are then independent of each other, so their
+// loads overlap (a subgroup waits for its slowest invocation anyway, and
+// one of the top k is in most subgroups).
 //
 // The includer defines how the row is read and where the indices go (its
 // values may sit in shared memory, which a function cannot take):
@@ -15,7 +18,7 @@ void topk_rank(uint n, uint k) {
     for (uint a = gl_LocalInvocationID.x; a < n; a += gl_WorkGroupSize.x) {
         const float v = topk_value(a);
         uint rank = 0;
-        for (uint b = 0; b < n && rank < k; ++b) {
+        for (uint b = 0; b < n; ++b) {
             const float u = topk_value(b);
             rank += uint(u > v || (u == v && b < a));
         }
