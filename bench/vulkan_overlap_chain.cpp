@@ -1,12 +1,11 @@
 #include "bench/vulkan_overlap_chain.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
-#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "graph/vulkan/pipeline_cache.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
@@ -16,9 +15,6 @@ namespace tessera::bench {
 namespace {
 
 constexpr uint32_t kGroupOnGpu = 256;
-// A GPU polls its fence this long before blocking, as the backend does: a
-// blocking wait adds about 20 us to a submission (docs/vulkan.md).
-constexpr auto kPollFence = std::chrono::milliseconds(5);
 
 constexpr std::array kModes{ChainMode::Barriers, ChainMode::Overlap, ChainMode::Persistent};
 
@@ -58,25 +54,27 @@ int64_t MatvecChain::dim_multiple(const VulkanDevice& device, uint32_t rows_per_
     return std::lcm(int64_t(8) * device.strided_group_size(kGroupOnGpu), int64_t(rows_per_group));
 }
 
-MatvecChain::MatvecChain(VulkanDevice& device, int64_t dim, int64_t levels, uint32_t rows_per_group,
+MatvecChain::MatvecChain(std::shared_ptr<VulkanDevice> device, int64_t dim, int64_t levels, uint32_t rows_per_group,
                          uint32_t persistent_groups, const std::vector<std::vector<uint16_t>>& matrices,
                          const std::array<std::vector<float>, 2>& inputs)
-    : device_(device),
+    : device_(std::move(device)),
       dim_(dim),
       levels_(levels),
       rows_(rows_per_group),
-      group_size_(device.strided_group_size(kGroupOnGpu)),
-      persistent_groups_(persistent_groups) {
-    if (dim <= 0 || dim % dim_multiple(device, rows_per_group) != 0 || rows_per_group > group_size_)
+      group_size_(device_->strided_group_size(kGroupOnGpu)),
+      persistent_groups_(persistent_groups),
+      runs_(device_),
+      transfers_(device_) {
+    if (dim <= 0 || dim % dim_multiple(*device_, rows_per_group) != 0 || rows_per_group > group_size_)
         throw VulkanUnavailable("dim " + std::to_string(dim) + " is not a multiple of " +
-                                std::to_string(dim_multiple(device, rows_per_group)) + " on this device");
+                                std::to_string(dim_multiple(*device_, rows_per_group)) + " on this device");
     levels_per_binding_ =
-        std::max<int64_t>(1, int64_t(device.limits().maxStorageBufferRange / weight_bytes_per_level()));
+        std::max<int64_t>(1, int64_t(device_->limits().maxStorageBufferRange / weight_bytes_per_level()));
     if (persistent_groups > 0 && levels > levels_per_binding_)
         throw VulkanUnavailable("a persistent run binds every level's weights, and this device's binding takes " +
                                 std::to_string(levels_per_binding_) + " levels, not " + std::to_string(levels));
     const VkDeviceSize matrix_bytes = weight_bytes_per_level();
-    MemoryPool& memory = device.memory();
+    MemoryPool& memory = device_->memory();
     for (int64_t l = 0; l < levels; l += levels_per_binding_)
         weights_.push_back(memory.allocate(matrix_bytes * VkDeviceSize(std::min(levels_per_binding_, levels - l)),
                                            MemoryKind::Device));
@@ -87,13 +85,6 @@ MatvecChain::MatvecChain(VulkanDevice& device, int64_t dim, int64_t levels, uint
         m.counters = memory.allocate(counters_bytes, MemoryKind::Device);
     }
     staging_ = memory.allocate(std::max(matrix_bytes, vectors_bytes), MemoryKind::Host);
-
-    VkCommandPoolCreateInfo pool_info{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                      .queueFamilyIndex = device.queue_family()};
-    vk::check(vk::vkCreateCommandPool(device.device(), &pool_info, nullptr, &pool_), "vkCreateCommandPool");
-    vk::check(vk::vkCreateCommandPool(device.device(), &pool_info, nullptr, &transfer_pool_), "vkCreateCommandPool");
-    VkFenceCreateInfo fence_info{.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    vk::check(vk::vkCreateFence(device.device(), &fence_info, nullptr, &fence_), "vkCreateFence");
 
     for (size_t c = 0; c < matrices.size(); ++c) {
         std::memcpy(staging_.mapped, matrices[c].data(), matrix_bytes);
@@ -119,24 +110,13 @@ MatvecChain::MatvecChain(VulkanDevice& device, int64_t dim, int64_t levels, uint
     finish_transfer(cb);
 
     for (ChainMode mode : kModes)
-        for (int input = 0; input < 2 && (mode != ChainMode::Persistent || persistent_groups > 0); ++input) {
-            VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                              .commandPool = pool_,
-                                              .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                              .commandBufferCount = 1};
-            VkCommandBuffer& run = modes_[size_t(mode)].runs[size_t(input)];
-            vk::check(vk::vkAllocateCommandBuffers(device.device(), &alloc, &run), "vkAllocateCommandBuffers");
-            record(mode, input, run);
-        }
+        for (int input = 0; input < 2 && (mode != ChainMode::Persistent || persistent_groups > 0); ++input)
+            record(mode, input);
 }
 
 MatvecChain::~MatvecChain() {
-    VkDevice d = device_.device();
-    vk::vkDeviceWaitIdle(d);
-    vk::vkDestroyFence(d, fence_, nullptr);
-    vk::vkDestroyCommandPool(d, transfer_pool_, nullptr);
-    vk::vkDestroyCommandPool(d, pool_, nullptr);
-    MemoryPool& memory = device_.memory();
+    vk::vkDeviceWaitIdle(device_->device());
+    MemoryPool& memory = device_->memory();
     for (const DeviceAllocation& a : weights_) memory.release(a);
     for (const ModeState& m : modes_) {
         memory.release(m.vectors);
@@ -148,7 +128,7 @@ MatvecChain::~MatvecChain() {
 // A vector's slot: the device's storage-buffer offsets must be aligned. A
 // multiple of 16 bytes (dim is of 8), as the persistent shader reads slots as vec4s.
 VkDeviceSize MatvecChain::slot_bytes() const {
-    const VkDeviceSize a = std::max<VkDeviceSize>(device_.limits().minStorageBufferOffsetAlignment, 4);
+    const VkDeviceSize a = std::max<VkDeviceSize>(device_->limits().minStorageBufferOffsetAlignment, 4);
     return (VkDeviceSize(dim_) * 4 + a - 1) / a * a;
 }
 
@@ -158,13 +138,12 @@ VkDescriptorBufferInfo MatvecChain::level_weights(int64_t level) const {
             weight_bytes_per_level()};
 }
 
-void MatvecChain::record(ChainMode mode, int input, VkCommandBuffer cb) {
-    VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    vk::check(vk::vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+void MatvecChain::record(ChainMode mode, int input) {
+    const VkCommandBuffer cb = runs_.begin(run_index(mode, input), false);
     const uint32_t chunks = uint32_t(dim_ / (8 * int64_t(group_size_)));
     const ModeState& m = modes_[size_t(mode)];
     if (mode == ChainMode::Persistent) {
-        const Pipeline& p = device_.pipelines().get(shader_of(mode), 4,
+        const Pipeline& p = device_->pipelines().get(shader_of(mode), 4,
                                                     {group_size_, rows_, chunks, uint32_t(slot_bytes() / 4)});
         // x and y both see every slot; the shader picks each level's.
         bind(cb, p, {whole(weights_[0]), whole(m.vectors), whole(m.vectors), whole(m.counters)});
@@ -173,7 +152,7 @@ void MatvecChain::record(ChainMode mode, int input, VkCommandBuffer cb) {
         vk::vkCmdDispatch(cb, persistent_groups_, 1, 1);
     } else {
         const bool overlap = mode == ChainMode::Overlap;
-        const Pipeline& p = device_.pipelines().get(shader_of(mode), overlap ? 4 : 3, {group_size_, rows_, chunks});
+        const Pipeline& p = device_->pipelines().get(shader_of(mode), overlap ? 4 : 3, {group_size_, rows_, chunks});
         auto slot = [&](int64_t s) {
             return VkDescriptorBufferInfo{m.vectors.buffer, m.vectors.offset + slot_bytes() * VkDeviceSize(s),
                                           VkDeviceSize(dim_) * 4};
@@ -188,15 +167,16 @@ void MatvecChain::record(ChainMode mode, int input, VkCommandBuffer cb) {
             vk::vkCmdDispatch(cb, workgroups_per_level(), 1, 1);
         }
     }
-    vk::check(vk::vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+    Submitter::end(cb);
 }
 
 // Each run is waited for before the next is submitted, which is what orders
 // one run's stores before the next one's loads (no barrier opens a run).
 void MatvecChain::run(ChainMode mode, int input) {
-    const VkCommandBuffer cb = modes_[size_t(mode)].runs[size_t(input)];
-    if (cb == VK_NULL_HANDLE) throw std::invalid_argument("this chain was made without persistent workgroups");
-    submit_and_wait(cb);
+    const size_t i = run_index(mode, input);
+    if (i >= runs_.cbs.size()) throw std::invalid_argument("this chain was made without persistent workgroups");
+    runs_.submit(i, 1, true);
+    runs_.wait();
 }
 
 std::vector<float> MatvecChain::output(ChainMode mode) {
@@ -230,38 +210,11 @@ bool MatvecChain::gave_up(ChainMode mode) {
     return flag != 0;
 }
 
-VkCommandBuffer MatvecChain::begin_transfer() {
-    vk::check(vk::vkResetCommandPool(device_.device(), transfer_pool_, 0), "vkResetCommandPool");
-    VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                      .commandPool = transfer_pool_,
-                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                      .commandBufferCount = 1};
-    VkCommandBuffer cb;
-    vk::check(vk::vkAllocateCommandBuffers(device_.device(), &alloc, &cb), "vkAllocateCommandBuffers");
-    VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    vk::check(vk::vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
-    return cb;
-}
+VkCommandBuffer MatvecChain::begin_transfer() { return transfers_.begin_one_time(); }
 
 void MatvecChain::finish_transfer(VkCommandBuffer cb) {
-    vk::check(vk::vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-    submit_and_wait(cb);
-}
-
-void MatvecChain::submit_and_wait(VkCommandBuffer cb) {
-    VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cb};
-    {
-        std::lock_guard lock(device_.queue_mutex());
-        vk::check(vk::vkQueueSubmit(device_.queue(), 1, &submit, fence_), "vkQueueSubmit");
-    }
-    if (!device_.info().on_host_cpu) {
-        const auto until = std::chrono::steady_clock::now() + kPollFence;
-        while (vk::vkGetFenceStatus(device_.device(), fence_) == VK_NOT_READY && std::chrono::steady_clock::now() < until) {
-        }
-    }
-    vk::check(vk::vkWaitForFences(device_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-    vk::check(vk::vkResetFences(device_.device(), 1, &fence_), "vkResetFences");
+    Submitter::end(cb);
+    transfers_.submit_and_wait();
 }
 
 }  // namespace tessera::bench

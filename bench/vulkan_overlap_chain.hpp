@@ -20,10 +20,13 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "graph/vulkan/memory_pool.hpp"
+#include "graph/vulkan/submitter.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 
 namespace tessera::bench {
@@ -40,7 +43,7 @@ public:
     // VulkanUnavailable when dim is not a multiple of dim_multiple(device,
     // rows_per_group), or when G > 0 and the levels' weights exceed one
     // binding (a Persistent run binds them all).
-    MatvecChain(VulkanDevice& device, int64_t dim, int64_t levels, uint32_t rows_per_group,
+    MatvecChain(std::shared_ptr<VulkanDevice> device, int64_t dim, int64_t levels, uint32_t rows_per_group,
                 uint32_t persistent_groups, const std::vector<std::vector<uint16_t>>& matrices,
                 const std::array<std::vector<float>, 2>& inputs);
     ~MatvecChain();
@@ -64,24 +67,23 @@ public:
     uint32_t workgroups_per_level() const { return uint32_t(dim_ / rows_); }
 
 private:
-    // Each mode's vectors (x0, x1, then level L's output in slot 2 + L), its
-    // counters (Overlap and Persistent: [0] the error flag, [1 + L] level L's
-    // finished workgroups; their own, as the two count different workgroups)
-    // and its recorded runs, one per input.
+    // Each mode's vectors (x0, x1, then level L's output in slot 2 + L) and
+    // its counters (Overlap and Persistent: [0] the error flag, [1 + L] level
+    // L's finished workgroups; their own, as the two count different workgroups).
     struct ModeState {
         DeviceAllocation vectors;
         DeviceAllocation counters;
-        std::array<VkCommandBuffer, 2> runs{};
     };
 
     VkDeviceSize slot_bytes() const;
     VkDescriptorBufferInfo level_weights(int64_t level) const;  // its matrix in weights_
-    void record(ChainMode mode, int input, VkCommandBuffer cb);
-    VkCommandBuffer begin_transfer();          // in transfer_pool_, begun
+    // The run of `mode` from inputs[input]: command buffer 2 * mode + input of runs_.
+    static size_t run_index(ChainMode mode, int input) { return 2 * size_t(mode) + size_t(input); }
+    void record(ChainMode mode, int input);
+    VkCommandBuffer begin_transfer();          // in transfers_, begun
     void finish_transfer(VkCommandBuffer cb);  // ends, submits and waits for it
-    void submit_and_wait(VkCommandBuffer cb);
 
-    VulkanDevice& device_;
+    std::shared_ptr<VulkanDevice> device_;
     int64_t dim_, levels_;
     uint32_t rows_, group_size_, persistent_groups_;
     // The levels' matrices, as many a buffer as one binding takes (all of
@@ -95,10 +97,9 @@ private:
     int64_t levels_per_binding_ = 0;
     std::vector<DeviceAllocation> weights_;
     std::array<ModeState, 3> modes_;
-    DeviceAllocation staging_;   // host-visible: uploads and read-backs
-    VkCommandPool pool_ = VK_NULL_HANDLE;           // the recorded runs
-    VkCommandPool transfer_pool_ = VK_NULL_HANDLE;  // one transfer at a time, reset before each
-    VkFence fence_ = VK_NULL_HANDLE;
+    DeviceAllocation staging_;  // host-visible: uploads and read-backs
+    Submitter runs_;            // the recorded runs, submitted again and again
+    Submitter transfers_;       // one transfer at a time, recorded for it
 };
 
 }  // namespace tessera::bench

@@ -71,11 +71,9 @@ void BM_VulkanOverlapChain(benchmark::State& state, ChainMode mode, SquareShape 
     const int64_t levels = state.range(0);
     const auto rows = uint32_t(state.range(1));
     const auto persistent_groups = uint32_t(mode == ChainMode::Persistent ? state.range(2) : 0);
-    std::shared_ptr<VulkanDevice> device;  // outlives the chain
     std::optional<MatvecChain> chain;
     try {
-        device = open_vulkan_device();
-        chain.emplace(*device, shape.dim, levels, rows, persistent_groups,
+        chain.emplace(open_vulkan_device(), shape.dim, levels, rows, persistent_groups,
                       std::vector<std::vector<uint16_t>>{random_matrix(shape.dim, 5), random_matrix(shape.dim, 7)},
                       std::array<std::vector<float>, 2>{random_floats(size_t(shape.dim), 6),
                                                         random_floats(size_t(shape.dim), 8)});

@@ -16,6 +16,7 @@
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/moe_fusion.hpp"
+#include "graph/vulkan/submitter.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
 #include "kernels/quant/gpu_layout.hpp"
@@ -23,82 +24,6 @@
 namespace tessera {
 
 namespace {
-
-constexpr std::chrono::milliseconds kSpinWait{5};
-
-// A command pool, its command buffers and a fence for one submission at a
-// time, which may be made in parts (VulkanBackend::record_and_submit).
-struct Submitter {
-    std::shared_ptr<VulkanDevice> device;
-    VkCommandPool pool = VK_NULL_HANDLE;
-    std::vector<VkCommandBuffer> cbs;  // allocated as needed
-    VkFence fence = VK_NULL_HANDLE;
-
-    explicit Submitter(std::shared_ptr<VulkanDevice> d) : device(std::move(d)) {
-        VkDevice dev = device->device();
-        VkCommandPoolCreateInfo pool_info{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                          .queueFamilyIndex = device->queue_family()};
-        vk::check(vk::vkCreateCommandPool(dev, &pool_info, nullptr, &pool), "vkCreateCommandPool");
-        VkFenceCreateInfo fence_info{.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        vk::check(vk::vkCreateFence(dev, &fence_info, nullptr, &fence), "vkCreateFence");
-    }
-    ~Submitter() {
-        vk::vkDestroyFence(device->device(), fence, nullptr);
-        vk::vkDestroyCommandPool(device->device(), pool, nullptr);
-    }
-    Submitter(const Submitter&) = delete;
-    Submitter& operator=(const Submitter&) = delete;
-
-    // Resets every command buffer (keeping their memory for the next recording).
-    void reset() { vk::check(vk::vkResetCommandPool(device->device(), pool, 0), "vkResetCommandPool"); }
-    // Begins recording command buffer i.
-    VkCommandBuffer begin(size_t i, bool one_time) {
-        while (cbs.size() <= i) {
-            VkCommandBufferAllocateInfo alloc{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                              .commandPool = pool,
-                                              .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                              .commandBufferCount = 1};
-            vk::check(vk::vkAllocateCommandBuffers(device->device(), &alloc, &cbs.emplace_back()),
-                      "vkAllocateCommandBuffers");
-        }
-        VkCommandBufferBeginInfo info{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                      .flags = one_time ? VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) : 0u};
-        vk::check(vk::vkBeginCommandBuffer(cbs[i], &info), "vkBeginCommandBuffer");
-        return cbs[i];
-    }
-    static void end(VkCommandBuffer cb) { vk::check(vk::vkEndCommandBuffer(cb), "vkEndCommandBuffer"); }
-    // Submits command buffers [first, first + n); the last part of a
-    // submission signals the fence that wait() waits for.
-    void submit(size_t first, size_t n, bool last) {
-        VkSubmitInfo submit{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                            .commandBufferCount = uint32_t(n),
-                            .pCommandBuffers = cbs.data() + first};
-        std::lock_guard lock(device->queue_mutex());
-        vk::check(vk::vkQueueSubmit(device->queue(), 1, &submit, last ? fence : VK_NULL_HANDLE), "vkQueueSubmit");
-    }
-    void wait() {
-        // On a GPU, poll for up to kSpinWait before blocking: a blocking wait
-        // makes each submission slower (docs/measured-choices.md#waiting-for-a-submission).
-        // A CPU device needs the cores for its shaders.
-        if (!device->info().on_host_cpu) {
-            const auto until = std::chrono::steady_clock::now() + kSpinWait;
-            while (vk::vkGetFenceStatus(device->device(), fence) == VK_NOT_READY &&
-                   std::chrono::steady_clock::now() < until) {
-            }
-        }
-        vk::check(vk::vkWaitForFences(device->device(), 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-        vk::check(vk::vkResetFences(device->device(), 1, &fence), "vkResetFences");
-    }
-    // One command buffer, recorded once.
-    VkCommandBuffer begin_one_time() {
-        reset();
-        return begin(0, true);
-    }
-    void submit_and_wait() {
-        submit(0, 1, true);
-        wait();
-    }
-};
 
 constexpr size_t kStagingBytes = size_t(64) << 20;
 

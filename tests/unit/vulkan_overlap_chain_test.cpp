@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "bench/vulkan_overlap_chain.hpp"
@@ -39,10 +40,10 @@ std::vector<double> reference_chain(const std::vector<std::vector<uint16_t>>& ma
 
 TEST(VulkanOverlapChain, EveryModeComputesTheChainOfEveryLevelsWeights) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
-    VulkanDevice& device = vulkan->device();
+    const std::shared_ptr<VulkanDevice> device = open_vulkan_device();  // the backend's
     constexpr int64_t kLevels = 5;
     for (const uint32_t rows : {4u, 8u}) {
-        const int64_t dim = 2 * MatvecChain::dim_multiple(device, rows);
+        const int64_t dim = 2 * MatvecChain::dim_multiple(*device, rows);
         std::vector<std::vector<uint16_t>> matrices;  // a distinct W per level
         for (int64_t l = 0; l < kLevels; ++l) {
             auto& w = matrices.emplace_back();
@@ -70,8 +71,8 @@ TEST(VulkanOverlapChain, EveryModeComputesTheChainOfEveryLevelsWeights) {
 // dim must split into whole pieces of 8 halves per invocation and whole rows per workgroup.
 TEST(VulkanOverlapChain, RefusesADimThatDoesNotSplitIntoItsWorkgroups) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
-    VulkanDevice& device = vulkan->device();
-    const int64_t dim = MatvecChain::dim_multiple(device, 8) + 8;
+    const std::shared_ptr<VulkanDevice> device = open_vulkan_device();  // the backend's
+    const int64_t dim = MatvecChain::dim_multiple(*device, 8) + 8;
     EXPECT_THROW(MatvecChain(device, dim, 2, 8, 1, {std::vector<uint16_t>(size_t(dim * dim))},
                              {std::vector<float>(size_t(dim)), std::vector<float>(size_t(dim))}),
                  VulkanUnavailable);
