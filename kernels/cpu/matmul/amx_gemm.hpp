@@ -95,10 +95,10 @@ struct AmxGemm {
         const auto* x = reinterpret_cast<const float*>(reinterpret_cast<const char*>(a.x) + t * a.x_stride);
         alignas(64) int8_t hi[kAmxGroup] = {}, lo[kAmxGroup] = {};
         for (int64_t g = 0; g < n_groups; ++g) {
-            float d = 0.0f;
+            typename Q16Quant<Arch>::Terms terms{0.0f};
             int32_t sum = 0;
             if (t < a.m) {
-                d = Q16Quant<Arch>::quantize(x + g * kAmxGroup, hi, lo).d;
+                terms = Q16Quant<Arch>::quantize(x + g * kAmxGroup, hi, lo);
                 for (int i = 0; i < kAmxGroup; ++i) sum += 256 * hi[i] + lo[i];
             }
             Group& dst = block[g];
@@ -106,8 +106,8 @@ struct AmxGemm {
                 std::memcpy(dst.hi + s * 64 + lane * 4, hi + 4 * s, 4);
                 std::memcpy(dst.lo + s * 64 + lane * 4, lo + 4 * s, 4);
             }
-            dst.d[lane] = d;
-            dst.d_sum[lane] = d * float(sum);  // |sum| <= 32 * 32639: exact in float
+            dst.d[lane] = terms.d;
+            dst.d_sum[lane] = terms.min_term(sum);  // |sum| <= 32 * 32639: exact in float
         }
     }
 
