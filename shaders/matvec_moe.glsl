@@ -43,8 +43,7 @@ layout(binding = 7, scalar) coherent buffer Stored { float stored[]; };
 // The second output: the topk's ids or the weighted sum; else y again.
 layout(binding = 8, scalar) writeonly buffer Chosen { int chosen[]; };
 layout(binding = 8, scalar) writeonly buffer Summed { float summed[]; };
-// From the binding's start (after the slices' with K_SLICES > 1); else y again.
-layout(binding = 9) coherent buffer Counters { uint counters[]; };
+layout(binding = 9) coherent buffer Counters { uint counters[]; };  // from the binding's start; else y again
 // EXPERT_SUM: the weights or the router's probabilities (Factors' binding:
 // no rope then).
 layout(binding = 6, scalar) readonly buffer SlotWeights { float slot_w[]; };
@@ -136,13 +135,12 @@ float slot_scale(uint t, uint k) {
 void moe_epilogue(uint row0, uint group_rows, uint col0) {
     if (EPILOGUE == NO_EPILOGUE) return;
     const uint row_groups = (p.n + group_rows - 1) / group_rows;
-    const uint first = K_SLICES > 1 ? row_groups * gl_NumWorkGroups.z : 0;  // past the slices' counters
     if (EPILOGUE == ROUTER_TOPK) {
-        if (!last_to_finish(first + col_group(), row_groups)) return;
+        if (!last_to_finish(col_group(), row_groups)) return;
         for (uint c = col0; c < col0 + COLS && c < p.m; ++c) router_topk(y_col(c), c);
     } else {
         const uint k = p.ne2, t = batch_index() / k;  // slot j + k * t
-        if (!last_to_finish(first + t * row_groups + row_group(), k)) return;
+        if (!last_to_finish(t * row_groups + flat_group(), k)) return;
         const float scale = slot_scale(t, k);
         const uint y0 = p.y_first + t * p.y_nb3;
         for (uint r = row0 + gl_LocalInvocationID.x; r < min(row0 + group_rows, p.n); r += gl_WorkGroupSize.x) {

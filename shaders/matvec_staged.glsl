@@ -13,15 +13,6 @@
 // large workgroup (few workgroups) stages x and computes a fused prologue,
 // swiglu's exp included, few times over.
 //
-// Where the groups of rows are too few to fill the GPU, or x too long to
-// stage whole (graph/vulkan/kernels/matmul_variants.hpp's k_slices), k is
-// cut into K_SLICES slices of whole units, a workgroup each: it stages only
-// its slice of x and stores each row's partial sum (binding 10); the
-// workgroup that completes its row group's count adds the slices' sums in
-// slice order, whatever order they finished in, and finishes the rows. Not
-// with a norm (it needs every value's square) or a rope (both rows of a
-// pair).
-//
 // The weight type's part defines, in an `#ifdef MV_STAGED` section:
 //
 //   MV_UNIT_BLOCKS  blocks of 32 values in a unit (rows are whole units);
@@ -42,9 +33,8 @@
 // Rows per workgroup: the host's ROWS times its count of subgroups, which
 // the subgroups take in turn whatever their size turns out to be.
 layout(constant_id = 9) const uint GROUP_ROWS = 1;
-// Blocks of x staged: COLS times a slice's blocks (at most).
+// Blocks of x staged: COLS * k / 32.
 layout(constant_id = 8) const uint STAGED_BLOCKS = 1;
-const uint SLICE_BLOCKS = STAGED_BLOCKS / COLS;  // token t's blocks start at t * SLICE_BLOCKS
 #ifdef MV_X16
 const uint XQ_PLANES = 2;  // x's high bytes, then its low ones
 #else
@@ -125,15 +115,14 @@ void stage_piece(uint at, vec4 v) {
 #endif
 }
 
-// Stages blocks b0..b0 + blocks - 1 of x and sets inv_rms. Each 8
-// neighbouring invocations of a subgroup stage one block (the workgroup is a
-// multiple of 8, so a block's 8 pieces are in the same trip of the loop).
-void stage_x(uint b0, uint blocks) {
-    const uint words = blocks * 8, lane = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+// Stages x and sets inv_rms. Each 8 neighbouring invocations of a subgroup
+// stage one block (k is a multiple of 32 and the workgroup of 8, so a
+// block's 8 pieces are in the same trip of the loop).
+void stage_x() {
+    const uint words = p.k / 4, lane = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
     for (uint c = 0; c < COLS; ++c) {
         squares[c] = 0.0;
-        for (uint i = lane; i < words; i += gl_WorkGroupSize.x)
-            stage_piece(c * SLICE_BLOCKS * 8 + i, x_piece(c, 32 * b0 + 4 * i));
+        for (uint i = lane; i < words; i += gl_WorkGroupSize.x) stage_piece(c * words + i, x_piece(c, 4 * i));
         if (NORMED) {
             const float s = subgroupAdd(squares[c]);
             if (subgroupElect()) partial[c * gl_NumSubgroups + gl_SubgroupID] = s;
@@ -157,12 +146,12 @@ const uint UNIT_SHARE = 2;  // units per MV_UNIT_BLOCKS blocks
 const uint UNIT_SHARE = 1;
 #endif
 
-// Token t's x for unit u of the slice; with MV_X16, its high bytes (plane
-// 0, their scale times 256) or low bytes (plane 1).
+// Token t's x for unit u; with MV_X16, its high bytes (plane 0, their
+// scale times 256) or low bytes (plane 1).
 MvX unit_x(uint t, uint u, uint plane) {
     MvX x;
     for (uint i = 0; i < MV_UNIT_BLOCKS; ++i) {
-        const uint blk = t * SLICE_BLOCKS + u / UNIT_SHARE * MV_UNIT_BLOCKS + i;
+        const uint blk = t * p.k / 32 + u / UNIT_SHARE * MV_UNIT_BLOCKS + i;
 #ifdef MV_IDOT
         const uint first = 2 * plane * XQ_HALF;
         const vec4 meta = xq_meta[blk];
@@ -186,25 +175,18 @@ MvX unit_x(uint t, uint u, uint plane) {
     return x;
 }
 
-// Where a row group's slice s stores the partial sum of its row r and token c.
-uint partial_at(uint s, uint r, uint c) {
-    const uint row_groups = (p.n + GROUP_ROWS - 1) / GROUP_ROWS;
-    return ((gl_WorkGroupID.z * row_groups + row_group()) * K_SLICES + s) * GROUP_ROWS * COLS + r * COLS + c;
-}
-
-// ROWS rows from row0 on (of the group's from first on), by one subgroup,
-// over the slice's units u0..u0 + units - 1.
-void rows_of_subgroup(uint first, uint row0, uint col0, uint u0, uint units) {
+// ROWS rows from row0 on, by one subgroup.
+void rows_of_subgroup(uint row0, uint col0) {
     // Past the last row, compute on the last one and do not store it.
     uint wrow[ROWS];
     for (uint r = 0; r < ROWS; ++r) wrow[r] = w_row(min(row0 + r, p.n - 1));
     float acc[ROWS][COLS];
     for (uint c = 0; c < COLS; ++c)
         for (uint r = 0; r < ROWS; ++r) acc[r][c] = 0.0;
-    const uint lane = gl_SubgroupInvocationID;
+    const uint units = p.k / (32 * MV_UNIT_BLOCKS) * UNIT_SHARE, lane = gl_SubgroupInvocationID;
     for (uint u = lane; u < units; u += gl_SubgroupSize) {
         MvUnit w[ROWS];  // every row's loads first
-        for (uint r = 0; r < ROWS; ++r) w[r] = mv_unit(wrow[r], u0 + u);
+        for (uint r = 0; r < ROWS; ++r) w[r] = mv_unit(wrow[r], u);
         for (uint t = 0; t < COLS; ++t)
             for (uint plane = 0; plane < XQ_PLANES; ++plane) {
                 const MvX x = unit_x(t, u, plane);
@@ -215,38 +197,17 @@ void rows_of_subgroup(uint first, uint row0, uint col0, uint u0, uint units) {
     for (uint r = 0; r < ROWS; ++r)
         for (uint c = 0; c < COLS; ++c) sums[r][c] = subgroupAdd(acc[r][c]) * inv_rms[c];
     const uint r = lane / COLS, c = lane % COLS;
-    if (lane < ROWS * COLS && row0 + r < p.n && col0 + c < p.m) {
-        if (K_SLICES > 1) slice_partials[partial_at(flat_group() % K_SLICES, row0 - first + r, c)] = sums[r][c];
-        else finish(row0 + r, col0 + c, sums[r][c], ROPE ? sums[r ^ 1][c] : 0.0);
-    }
-}
-
-// K_SLICES > 1: counts this slice of the row group done; true for the
-// workgroup that completes the count, which has finished the group's rows.
-bool join_slices(uint first, uint col0) {
-    const uint row_groups = (p.n + GROUP_ROWS - 1) / GROUP_ROWS;
-    if (!last_to_finish(gl_WorkGroupID.z * row_groups + row_group(), K_SLICES)) return false;
-    for (uint i = gl_LocalInvocationID.x; i < GROUP_ROWS * COLS; i += gl_WorkGroupSize.x) {
-        const uint r = i / COLS, c = i % COLS;
-        if (first + r >= p.n || col0 + c >= p.m) continue;
-        float sum = 0.0;
-        for (uint s = 0; s < K_SLICES; ++s) sum += slice_partials[partial_at(s, r, c)];
-        finish(first + r, col0 + c, sum, 0.0);
-    }
-    return true;
+    if (lane < ROWS * COLS && row0 + r < p.n && col0 + c < p.m)
+        finish(row0 + r, col0 + c, sums[r][c], ROPE ? sums[r ^ 1][c] : 0.0);
 }
 
 void main() {
-    const uint first = row_group() * GROUP_ROWS, col0 = col_group() * COLS;
+    const uint first = flat_group() * GROUP_ROWS, col0 = col_group() * COLS;
     if (first >= p.n) return;  // a split grid's spare groups
-    // The slice's whole units of MV_UNIT_BLOCKS blocks: share s of a row's.
-    const uint s = flat_group() % K_SLICES, whole = p.k / (32 * MV_UNIT_BLOCKS);
-    const uint begin = s * whole / K_SLICES, end = (s + 1) * whole / K_SLICES;
     choose_expert();
     locate_x(col0);
-    stage_x(begin * MV_UNIT_BLOCKS, (end - begin) * MV_UNIT_BLOCKS);
+    stage_x();
     for (uint r = gl_SubgroupID * ROWS; r < GROUP_ROWS && first + r < p.n; r += gl_NumSubgroups * ROWS)
-        rows_of_subgroup(first, first + r, col0, begin * UNIT_SHARE, (end - begin) * UNIT_SHARE);
-    if (K_SLICES > 1 && !join_slices(first, col0)) return;
+        rows_of_subgroup(first + r, col0);
     moe_epilogue(first, GROUP_ROWS, col0);
 }

@@ -84,12 +84,6 @@ layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTE
 layout(binding = 6, scalar) readonly buffer Factors { float factors[]; };  // ROPE_FACTORS; else x again
 layout(binding = 7, scalar) writeonly buffer Y { float y[]; };
 layout(binding = 7, scalar) writeonly buffer Y16 { float16_t y16[]; };
-// The staged variant's slices of k (shaders/matvec_staged.glsl): K_SLICES
-// workgroups for each group of rows, each a slice's partial sums at binding
-// 10 (else y again) and a count on binding 9's counters.
-layout(constant_id = 15) const uint K_SLICES = 1;
-layout(binding = 10, scalar) coherent buffer SlicePartials { float slice_partials[]; };
-uint row_group() { return flat_group() / K_SLICES; }
 // Bindings 8 and 9, and what binding 6 holds in a MoE block's matvecs.
 #include "matvec_moe.glsl"
 

@@ -238,10 +238,8 @@ Tensor* expert_ids(Graph& g, int64_t slots, int64_t n, int64_t n_expert) {
 // in the residual add; routed, the topk in the last workgroups of the
 // router's matvec and the sum in those of the down matvec) against the
 // reference's nodes.
-// `ff`: each expert's hidden size.
-Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residual, bool routed = false,
-                  int64_t ff = 64) {
-    constexpr int64_t d = 256, n_expert = 8, used = 3;
+Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residual, bool routed = false) {
+    constexpr int64_t d = 256, ff = 64, n_expert = 8, used = 3;
     Tensor* x = in(g, "in_x", {d, n, 1, 1});
     Tensor* logits = routed ? matmul(g.weight("w_router", GgmlType::F32, {d, n_expert, 1, 1},
                                               weights_of(GgmlType::F32, d, n_expert).data()),
@@ -296,12 +294,6 @@ void add_moe_cases(std::vector<OpCase>& v) {
                              (n == 3 ? "_plain_scaled" : ""),
                          [=](Graph& g) { return moe_block(g, n, n != 3, n == 3 ? 0.5f : 1.0f, residual, true); },
                          5e-4});
-    // Experts of 4352 hidden values: the down projection's long rows, over
-    // few groups of rows, in slices of k (add_slice_cases), the sum in the
-    // last workgroup of the slices' last.
-    for (int64_t n : {1, 3})
-        v.push_back({"moe_block_n" + std::to_string(n) + "_long_down_residual",
-                     [=](Graph& g) { return moe_block(g, n, true, 1.0f, true, true, 4352); }, 5e-4});
     for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K,
                           GgmlType::Q5_K, GgmlType::Q6_K}) {
         if (find_quant_type(type) == nullptr) continue;
@@ -341,27 +333,6 @@ void add_moe_cases(std::vector<OpCase>& v) {
 // the norm's weight and attn_factor, normal mode over part of a head with
 // frequency factors and no weight, and the rotated rows stored into an F16
 // or F32 cache.
-// Rows of 4352 values over few groups of rows: the staged matvec cuts k
-// into slices, a workgroup each (graph/vulkan/kernels/matmul_variants.hpp,
-// k_slices: 4 of them here), on each type with a staged variant, its x
-// swiglu's (a down projection) plus a residual, for 1 token and for 3 (two
-// column groups, each its own slices' sums); Q6_K's units of 4 blocks give
-// slices of 8 and 9 units. The bar is the 16-bit activations' (a slice
-// left out or counted twice is off by about 1 / 4 of y's energy).
-void add_slice_cases(std::vector<OpCase>& v) {
-    constexpr int64_t k = 4352, rows = 37;
-    for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
-        if (find_quant_type(type) == nullptr) continue;
-        for (int64_t m : {1, 3})
-            v.push_back({"sliced_swiglu_matvec_plus_" + std::string(ggml_type_traits(type).name) + "_m" + std::to_string(m),
-                         [=](Graph& g) {
-                             Tensor* w = g.weight("w", type, {k, rows, 1, 1}, weights_of(type, k, rows).data());
-                             Tensor* ff = swiglu(in(g, "in_a", {k, m, 1, 1}), in(g, "in_b", {k, m, 1, 1}));
-                             return matmul(w, ff, ActivationPrecision::Q16, in(g, "in_r", {rows, m, 1, 1}));
-                         }, 1e-8});
-    }
-}
-
 void add_head_norm_rope_cases(std::vector<OpCase>& v) {
     constexpr int64_t hd = 64, n_head = 4;
     auto heads = [](Graph& g, int64_t m, bool weighted) {
@@ -765,7 +736,6 @@ std::vector<OpCase> op_cases() {
                          return matmul(slice_rows(w, 3, 4), in(g, "in_x", {96, 5, 1, 1}));
                      }, 5e-4});
     add_moe_cases(v);
-    add_slice_cases(v);
     add_head_norm_rope_cases(v);
     return v;
 }

@@ -16,7 +16,6 @@
 #include "graph/reference_backend.hpp"
 #include "graph/vulkan/kernels/half_copy.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
-#include "graph/vulkan/kernels/matmul_variants.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph_test_util.hpp"
 #include "kernels/quant/half.hpp"
@@ -459,43 +458,6 @@ TEST(VulkanRecording, MatvecsStageXWhereTheDeviceCan) {
     } else {
         EXPECT_TRUE(pipelines.created("matvec_staged_q4_0"));
     }
-}
-
-// The staged matvec cuts k into slices while its groups of rows are too few
-// to fill a large GPU or x too long to stage whole, a slice keeping 32
-// blocks or more, never where a norm or a rope needs x whole (Llama-2-7B's
-// down projection in groups of 32 rows; Llama-2-70B's in groups of 16; a
-// single row group); and it does so on the device the tests run on, for
-// the shapes of the op cases sliced_* (op_cases.cpp), which check the sums.
-TEST(VulkanMatvecSlices, FewGroupsOrLongRowsAreSliced) {
-    EXPECT_EQ(vkk::k_slices(128, 11008, false), 4u);
-    EXPECT_EQ(vkk::k_slices(128, 11008, true), 1u);
-    EXPECT_EQ(vkk::k_slices(512, 28672, false), 4u);
-    EXPECT_EQ(vkk::k_slices(512, 8192, false), 1u);
-    EXPECT_EQ(vkk::k_slices(1, 2048, false), 2u);
-    EXPECT_EQ(vkk::k_slices(1, 1024, false), 1u);
-    EXPECT_EQ(vkk::k_slices(1, 1 << 20, false), vkk::kMaxSlices);
-
-    TESSERA_VULKAN_OR_SKIP(vulkan);
-    const VulkanDeviceInfo& info = vulkan->device().info();
-    if (!info.subgroup_shuffle || info.subgroup_size < 8) GTEST_SKIP() << "no subgroup shuffles, or subgroups under 8";
-    const uint32_t swiglu = uint32_t(vkk::Prologue::Swiglu), norm = uint32_t(vkk::Prologue::Norm);
-    int staged = 0;
-    for (const GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
-        if (find_quant_type(type) == nullptr) continue;
-        for (const uint32_t cols : {1u, 2u}) {
-            const vkk::MatvecLaunch launch = vkk::matvec_launch(vulkan->device(), type, ActivationPrecision::Q16, 37,
-                                                                4352, cols, 1, false, {1, swiglu, 0, 0, 0});
-            const bool is_staged = launch.shader.starts_with("matvec_staged");  // else the chunked one: whole rows
-            staged += is_staged;
-            EXPECT_EQ(launch.k_slices, is_staged ? 4u : 1u) << launch.shader;
-        }
-        EXPECT_EQ(vkk::matvec_launch(vulkan->device(), type, ActivationPrecision::Q16, 37, 4352, 1, 1, false,
-                                     {0, norm, 0, 0, 0})
-                      .k_slices,
-                  1u);
-    }
-    EXPECT_GT(staged, 0) << "no type ran the staged matvec";
 }
 
 // A token's attention over an F16 cache of head_dim 64 gives each key's

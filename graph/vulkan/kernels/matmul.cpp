@@ -28,6 +28,9 @@ namespace tessera::vkk {
 
 namespace {
 
+// shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
+enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3, Geglu = 4 };
+
 // shaders/quant/matvec.glsl's ROPE_KIND: whether and how the rows are rotated.
 enum class RopeKind : uint32_t { None = 0, Plain = 1, WithFactors = 2 };
 
@@ -94,17 +97,16 @@ MatvecDispatch matvec_dispatch(const FusedMatvec& f, Recorder& rec) {
         push.y_nb_head = uint32_t(out.nb[2] / elem);
         push.dst_ne1 = uint32_t(out.ne[1]);
     }
-    const uint32_t batches = push.col_groups * uint32_t(x.ne[2] * x.ne[3]);
     const MatvecLaunch launch =
-        matvec_launch(rec.device(), w.type, mm.param<ActivationPrecision>(), push.n, push.k, cols, batches, f.rope != nullptr,
+        matvec_launch(rec.device(), w.type, mm.param<ActivationPrecision>(), push.k, cols, f.rope != nullptr,
                       {uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(rope), uint32_t(f.store != nullptr),
                        uint32_t(f16)});
     return {launch,
             push,
             {bw, bx, ba, bx2, bpos, bids, bfactors},
-            {by, by},
+            {by, by, by},
             groups_of(push.n, launch.group_rows),
-            batches};
+            push.col_groups * uint32_t(x.ne[2] * x.ne[3])};
 }
 
 void record_matvec(const FusedMatvec& f, Recorder& rec) { matvec_dispatch(f, rec).record(rec); }

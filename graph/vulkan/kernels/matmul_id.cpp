@@ -41,6 +41,8 @@ constexpr int64_t kRouteMaxExperts = 1024;
 constexpr uint32_t kRouteGroup = 256;
 // matvec.glsl's EXPERTS; constants 8 and 9 belong to the staged variants.
 constexpr uint32_t kExpertsConstant = 10;
+// matvec.glsl's PROLOGUE: NORM, NORM_GAIN, SWIGLU.
+constexpr uint32_t kNormPrologue = 1, kNormGainPrologue = 2, kSwigluPrologue = 3;
 
 struct RoutePush {  // shaders/matmul_id_route.comp
     uint32_t ids_first, n_slots, n_expert, route_first;
@@ -96,18 +98,17 @@ MatvecDispatch expert_matvec_dispatch(const Tensor& y, Recorder& rec) {
     MatmulPush push = slot_push(y, bw, bx, by, bids);
     push.x2_first = bx2.first(4);  // the gain, or up laid out as gate (matvec.glsl reads it at x's offsets)
     if (norm) push.eps = norm->param<RmsNormParams>().eps;
-    const Prologue prologue = glu ? Prologue::Swiglu : gain ? Prologue::NormGain : norm ? Prologue::Norm : Prologue::Plain;
+    const uint32_t prologue = glu ? kSwigluPrologue : gain ? kNormGainPrologue : norm ? kNormPrologue : 0;
     // No addend, no rope, no scatter; x plain, normed or swiglu(gate, up).
-    const uint32_t slots = uint32_t(y.ne[1] * y.ne[2]);
-    MatvecLaunch launch = matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.n, push.k, 1, slots,
-                                        false, {0, uint32_t(prologue), 0, 0, 0});
+    MatvecLaunch launch =
+        matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.k, 1, false, {0, prologue, 0, 0, 0});
     set_spec(launch.spec, kExpertsConstant, 1);
     return {launch,
             push,
             {bw, bx, bx, bx2, bx, bids, bx},
-            {by, by},
+            {by, by, by},
             groups_of(push.n, launch.group_rows),
-            slots};
+            uint32_t(y.ne[1] * y.ne[2])};
 }
 
 namespace {

@@ -97,17 +97,8 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
             .x = row_layout(x, bx, 4)};
 }
 
-uint32_t k_slices(uint64_t workgroups, uint32_t k, bool whole_x) {
-    uint32_t slices = 1;
-    if (whole_x) return slices;
-    while (slices < kMaxSlices && (workgroups * slices < kSliceFillGroups || k / slices > kSliceMaxValues) &&
-           k / 32 / (2 * slices) >= kSliceMinBlocks)
-        slices *= 2;
-    return slices;
-}
-
-MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t n, uint32_t k,
-                           uint32_t cols, uint32_t batches, bool rope, const std::vector<uint32_t>& spec) {
+MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k, uint32_t cols,
+                           bool rope, const std::vector<uint32_t>& spec) {
     const MatvecVariant variant = matvec_variant(device, type, precision, k, cols, rope);
     MatvecLaunch launch{variant.shader, {0, kMatvecRows, cols}, kMatvecRows};
     launch.spec.insert(launch.spec.end(), spec.begin(), spec.end());
@@ -115,15 +106,8 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
         launch.spec[0] = device.strided_group_size(kStagedGroup);
         launch.spec[1] = variant.rows;
         launch.group_rows = variant.rows * std::max(launch.spec[0] / device.info().subgroup_size, 1u);
-        const uint32_t prologue = spec.size() > 1 ? spec[1] : 0;
-        launch.k_slices = k_slices(groups_of(n, launch.group_rows) * batches, k,
-                                   rope || prologue == uint32_t(Prologue::Norm) || prologue == uint32_t(Prologue::NormGain));
-        // A slice stages at most its share of k's blocks rounded up, and a
-        // unit (up to 4 blocks: shaders/matvec_staged.glsl) more.
-        const uint32_t slice_blocks = (k / 32 + launch.k_slices - 1) / launch.k_slices + (launch.k_slices > 1 ? 3 : 0);
         launch.spec.resize(8, 0);
-        launch.spec.insert(launch.spec.end(), {slice_blocks * cols, launch.group_rows});
-        set_spec(launch.spec, kSlicesConstant, launch.k_slices);
+        launch.spec.insert(launch.spec.end(), {k / 32 * cols, launch.group_rows});
     } else {
         // At least a thread per row and token: each stores one.
         launch.spec[0] = std::max(device.strided_group_size(kMatvecGroup), kMatvecRows * cols);
@@ -133,17 +117,8 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
 
 void MatvecDispatch::record(Recorder& rec) const {
     const auto& r = reads;
-    const uint32_t cols = launch.spec[2];
-    // Counters: the slices' first (a row group's, per batch), then the
-    // epilogue's; a partial sum per slice, row and token.
-    const uint64_t slice_counters = launch.k_slices > 1 ? groups * z : 0;
-    const BoundTensor counters = slice_counters + epilogue_counters > 0
-                                     ? rec.counters(uint32_t(slice_counters + epilogue_counters))
-                                     : writes[0];
-    const BoundTensor partials =
-        slice_counters > 0 ? rec.scratch(slice_counters * launch.k_slices * launch.group_rows * cols * 4) : writes[0];
-    rec.dispatch(launch.shader, launch.spec, {r[0], r[1], r[2], r[3], r[4], r[5], r[6]},
-                 {writes[0], writes[1], counters, partials}, push, groups * launch.k_slices, z);
+    rec.dispatch(launch.shader, launch.spec, {r[0], r[1], r[2], r[3], r[4], r[5], r[6]}, {writes[0], writes[1], writes[2]},
+                 push, groups, z);
 }
 
 void set_spec(std::vector<uint32_t>& spec, uint32_t id, uint32_t value) {

@@ -92,44 +92,20 @@ struct MatmulPush {  // shaders/matmul_args.glsl
 // The push constants of every variant for y = W x; `cols`: tokens per workgroup.
 MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx, uint32_t cols);
 
-// A matvec's shader, its specialization constants, rows per workgroup and
-// workgroups per group of rows (slices of k).
+// A matvec's shader, its specialization constants and rows per workgroup.
 struct MatvecLaunch {
     std::string shader;
     std::vector<uint32_t> spec;
     uint32_t group_rows;
-    uint32_t k_slices = 1;
 };
 
-// shaders/quant/matvec.glsl's PROLOGUE: how x comes from the matvec's loads.
-enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3, Geglu = 4 };
-// matvec.glsl's K_SLICES (shaders/matvec_staged.glsl).
-constexpr uint32_t kSlicesConstant = 15;
-
-// The staged matvec cuts k into slices, a workgroup each, while its groups
-// of rows (times batches) are fewer than kSliceFillGroups, enough to keep
-// every multiprocessor of a large GPU streaming (132 on an H200, four
-// 512-thread workgroups each), or while a slice is longer than
-// kSliceMaxValues (x staged in shared memory limits the workgroups a
-// multiprocessor holds); a slice keeps kSliceMinBlocks blocks of 32 values
-// or more, at least one for each invocation of a subgroup. Figures:
-// docs/vulkan.md#slices-of-k.
-constexpr uint64_t kSliceFillGroups = 512;
-constexpr uint32_t kSliceMaxValues = 8192, kSliceMinBlocks = 32, kMaxSlices = 8;
-
-// Slices of k for a staged matvec of `workgroups` groups of rows (times
-// batches) over k values; 1 where x must be seen whole (`whole_x`: a fused
-// norm needs every value's square, a rope both rows of a pair).
-uint32_t k_slices(uint64_t workgroups, uint32_t k, bool whole_x);
-
 // The matvec variant (shaders/quant/matvec.glsl, matvec_staged.glsl) for
-// weights of `type`, n rows by k values, and `cols` tokens in each of
-// `batches` workgroups' columns, `rope` if it rotates row pairs; `spec`
-// holds matvec.glsl's constants from ADDEND (3) on (ADDEND, PROLOGUE,
-// ROPE_KIND, SCATTER, Y_F16): the launch fills in the workgroup size, ROWS
-// and COLS, and the staged variants' constants and slices.
-MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t n, uint32_t k,
-                           uint32_t cols, uint32_t batches, bool rope, const std::vector<uint32_t>& spec);
+// weights of `type` and `cols` tokens of k values, `rope` if it rotates row
+// pairs; `spec` holds matvec.glsl's constants from ADDEND (3) on
+// (ADDEND, PROLOGUE, ROPE_KIND, SCATTER, Y_F16): the launch fills in the
+// workgroup size, ROWS and COLS, and the staged variants' constants.
+MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k, uint32_t cols,
+                           bool rope, const std::vector<uint32_t>& spec);
 
 // Workgroups of per_group rows each for `rows` rows.
 inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
@@ -137,18 +113,16 @@ inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(
 // One matvec dispatch, as matmul.cpp and matmul_id.cpp plan it: what
 // shaders/quant/matvec.glsl reads (bindings 0-6: W, x, the addend, x2,
 // positions, ids, factors; a tensor it does not use is x again) and writes
-// (7: y; 8, a MoE epilogue's second output, shaders/matvec_moe.glsl: else y
-// again). Recording binds 9, the counters of the slices and of the
-// epilogue, and 10, the slices' partial sums, where there are any.
-// moe_matvec.cpp adds an epilogue to a planned dispatch before recording it.
+// (7: y; 8 and 9, a MoE epilogue's second output and counters,
+// shaders/matvec_moe.glsl: else y again). moe_matvec.cpp adds an epilogue
+// to a planned dispatch before recording it.
 struct MatvecDispatch {
     MatvecLaunch launch;
     MatmulPush push;
     std::array<BoundTensor, 7> reads;
-    std::array<BoundTensor, 2> writes;
-    uint64_t groups;  // of rows: launch.k_slices workgroups each
+    std::array<BoundTensor, 3> writes;
+    uint64_t groups;
     uint32_t z;
-    uint32_t epilogue_counters = 0;
 
     void record(Recorder& rec) const;
 };

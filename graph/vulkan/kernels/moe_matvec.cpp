@@ -28,7 +28,7 @@ void record_router_topk(const Tensor& topk, Recorder& rec) {
     d.push.dst_ne1 = uint32_t(topk.ne[0]);
     d.push.freq_scale = softmax.param<SoftmaxParams>().scale;
     d.writes[1] = ids;
-    d.epilogue_counters = d.push.col_groups;
+    d.writes[2] = rec.counters(d.push.col_groups);
     set_spec(d.launch.spec, kEpilogueConstant, kRouterTopk);
     d.record(rec);
 }
@@ -47,7 +47,7 @@ bool record_expert_sum(const Tensor& sum, const Tensor* addend, const Tensor& ou
     const BoundTensor bw = rec.bind(*source), bo = rec.bind(out);
     d.reads[6] = bw;
     d.writes[1] = bo;
-    d.epilogue_counters = uint32_t(d.groups * uint64_t(down.ne[2]));
+    d.writes[2] = rec.counters(uint32_t(d.groups * uint64_t(down.ne[2])));
     // shaders/matvec_moe.glsl's EXPERT_SUM push constants.
     d.push.a.nb2 = bw.first(4);
     d.push.a.nb3 = uint32_t(source->nb[1] / 4);
