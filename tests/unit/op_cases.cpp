@@ -256,7 +256,9 @@ Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residua
     Tensor* up = matmul_id(experts("w_up", GgmlType::Q4_K, d, ff, 1), token, ids);
     Tensor* down = matmul_id(experts("w_down", GgmlType::Q8_0, ff, d, 0), swiglu(gate, up), ids);
     Tensor* out = moe_sum(down, weights);
-    return residual ? add(out, x) : out;
+    // The residual scaled to a share of the output that the bar sees: a row of
+    // it read from its neighbour fails (the _alone cases see the sum alone).
+    return residual ? add(out, tessera::scale(x, 16.0f)) : out;
 }
 
 // The mixture-of-experts ops (models/layer.cpp, Layer::moe_ffn): topk (ties,
