@@ -98,7 +98,7 @@ MatvecDispatch matvec_dispatch(const FusedMatvec& f, Recorder& rec) {
         push.dst_ne1 = uint32_t(out.ne[1]);
     }
     const MatvecLaunch launch =
-        matvec_launch(rec.device(), w.type, mm.param<ActivationPrecision>(), push.k, cols, f.rope != nullptr,
+        matvec_launch(rec.device(), w.type, mm.param<ActivationPrecision>(), push.n, push.k, cols, f.rope != nullptr,
                       {uint32_t(addend != nullptr), uint32_t(prologue), uint32_t(rope), uint32_t(f.store != nullptr),
                        uint32_t(f16)});
     return {launch,

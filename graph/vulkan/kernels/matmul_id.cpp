@@ -101,7 +101,8 @@ MatvecDispatch expert_matvec_dispatch(const Tensor& y, Recorder& rec) {
     const uint32_t prologue = glu ? kSwigluPrologue : gain ? kNormGainPrologue : norm ? kNormPrologue : 0;
     // No addend, no rope, no scatter; x plain, normed or swiglu(gate, up).
     MatvecLaunch launch =
-        matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.k, 1, false, {0, prologue, 0, 0, 0});
+        matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.n, push.k, 1, false,
+                      {0, prologue, 0, 0, 0});
     set_spec(launch.spec, kExpertsConstant, 1);
     return {launch,
             push,

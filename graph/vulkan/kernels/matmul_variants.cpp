@@ -97,8 +97,8 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
             .x = row_layout(x, bx, 4)};
 }
 
-MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k, uint32_t cols,
-                           bool rope, const std::vector<uint32_t>& spec) {
+MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t n, uint32_t k,
+                           uint32_t cols, bool rope, const std::vector<uint32_t>& spec) {
     const MatvecVariant variant = matvec_variant(device, type, precision, k, cols, rope);
     MatvecLaunch launch{variant.shader, {0, kMatvecRows, cols}, kMatvecRows};
     launch.spec.insert(launch.spec.end(), spec.begin(), spec.end());
@@ -110,7 +110,8 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
         launch.spec.insert(launch.spec.end(), {k / 32 * cols, launch.group_rows});
     } else {
         // At least a thread per row and token: each stores one.
-        launch.spec[0] = std::max(device.strided_group_size(kMatvecGroup), kMatvecRows * cols);
+        const uint32_t group = groups_of(n, kMatvecRows) < kSmallGridGroups ? kSmallGridGroup : kMatvecGroup;
+        launch.spec[0] = std::max(device.strided_group_size(group), kMatvecRows * cols);
     }
     return launch;
 }

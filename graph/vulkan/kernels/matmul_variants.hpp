@@ -25,6 +25,11 @@ namespace tessera::vkk {
 // device the workgroup is two subgroups instead
 // (VulkanDevice::strided_group_size). Figures: docs/measured-choices.md#matvec-workgroup.
 constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
+// A chunked matvec of fewer than kSmallGridGroups workgroups (a MoE router:
+// 128 or 8 rows) leaves most of a large GPU idle whatever its shape, so its
+// workgroups take kSmallGridGroup threads instead, each fewer chunks in
+// turn (docs/vulkan.md#mixture-of-experts).
+constexpr uint32_t kSmallGridGroups = 64, kSmallGridGroup = 512;
 // The staged variants (shaders/matvec_staged.glsl): a workgroup of
 // kStagedGroup threads stages x once for all its subgroups, each of
 // kStagedRows rows; larger workgroups pay for the staging, 512 by 2 the most
@@ -100,12 +105,12 @@ struct MatvecLaunch {
 };
 
 // The matvec variant (shaders/quant/matvec.glsl, matvec_staged.glsl) for
-// weights of `type` and `cols` tokens of k values, `rope` if it rotates row
-// pairs; `spec` holds matvec.glsl's constants from ADDEND (3) on
+// weights of `type`, n rows by k values, and `cols` tokens, `rope` if it
+// rotates row pairs; `spec` holds matvec.glsl's constants from ADDEND (3) on
 // (ADDEND, PROLOGUE, ROPE_KIND, SCATTER, Y_F16): the launch fills in the
 // workgroup size, ROWS and COLS, and the staged variants' constants.
-MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k, uint32_t cols,
-                           bool rope, const std::vector<uint32_t>& spec);
+MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t n, uint32_t k,
+                           uint32_t cols, bool rope, const std::vector<uint32_t>& spec);
 
 // Workgroups of per_group rows each for `rows` rows.
 inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
