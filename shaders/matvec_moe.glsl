@@ -28,14 +28,8 @@
 // workgroup's barrier, then one atomic add on the counter; the last
 // workgroup reads after the add and another memory barrier.
 //
-// EXPERT_SUM's last workgroup waits on no load of what it weighs with: every
-// workgroup loads its token's slot weights into shared memory, and each of
-// its invocations its row of the addend, when it starts (moe_prologue),
-// where the loads overlap its matvec.
-//
 // Included by matvec.glsl after matmul_args.glsl, before its main()s, which
-// call moe_prologue() at their start and moe_epilogue() at their end from
-// every invocation; includes
+// call moe_epilogue() at their end from every invocation; includes
 // reduce.glsl, topk_rank.glsl and moe_weight_scale.glsl.
 const uint NO_EPILOGUE = 0, ROUTER_TOPK = 1, EXPERT_SUM = 2;
 layout(constant_id = 11) const uint EPILOGUE = NO_EPILOGUE;
@@ -125,20 +119,15 @@ float moe_weight(uint j) { return slot_weights[j]; }
 
 #include "moe_weight_scale.glsl"
 
-float addend_row;  // EXPERT_SUM with SUM_ADDEND: the invocation's row of the addend
-
-// EXPERT_SUM, for the workgroup's rows row0.. (group_rows of them, no more
-// than its invocations): its token's k slot weights into slot_weights, as
-// moe_sum reads them (WEIGHTS_STORED) or the router's probabilities at the
-// slots' expert ids (moe_weights.comp's), and the invocation's row of the
-// addend. Read after the barriers that follow the matvec.
-void moe_prologue(uint row0, uint group_rows) {
-    if (EPILOGUE != EXPERT_SUM) return;
-    const uint k = p.ne2, t = batch_index() / k, lid = gl_LocalInvocationID.x;
+// Token t's k slot weights (EXPERT_SUM), loaded in parallel into
+// slot_weights, and the factor by which each invocation then normalizes
+// them, as moe_weights.comp does (the same weights as its).
+float slot_scale(uint t, uint k) {
     const uint w = slot_w_first() + t * slot_w_nb1();
-    for (uint j = lid; j < k; j += gl_WorkGroupSize.x)
+    for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x)
         slot_weights[j] = slot_w[w + (WEIGHTS == WEIGHTS_STORED ? j : uint(ids[p.ids_first + t * k + j]))];
-    if (SUM_ADDEND && lid < group_rows && row0 + lid < p.n) addend_row = a[p.a_first + t * p.a_nb1 + row0 + lid];
+    barrier();
+    return WEIGHTS == WEIGHTS_NORMALIZED ? moe_weight_scale(k, WEIGHT_SUM_FLOOR) : 1.0;
 }
 
 // After the workgroup stored rows row0.. (group_rows of them) of tokens
@@ -152,13 +141,12 @@ void moe_epilogue(uint row0, uint group_rows, uint col0) {
     } else {
         const uint k = p.ne2, t = batch_index() / k;  // slot j + k * t
         if (!last_to_finish(t * row_groups + flat_group(), k)) return;
-        // The factor by which each invocation normalizes the weights, as moe_weights.comp does.
-        const float scale = WEIGHTS == WEIGHTS_NORMALIZED ? moe_weight_scale(k, WEIGHT_SUM_FLOOR) : 1.0;
-        const uint y0 = p.y_first + t * p.y_nb3, r = row0 + gl_LocalInvocationID.x;
-        if (gl_LocalInvocationID.x < group_rows && r < p.n) {
+        const float scale = slot_scale(t, k);
+        const uint y0 = p.y_first + t * p.y_nb3;
+        for (uint r = row0 + gl_LocalInvocationID.x; r < min(row0 + group_rows, p.n); r += gl_WorkGroupSize.x) {
             float sum = 0.0;
             for (uint j = 0; j < k; ++j) sum += slot_weights[j] * scale * stored[y0 + j * p.y_nb2 + r];
-            if (SUM_ADDEND) sum += addend_row;
+            if (SUM_ADDEND) sum += a[p.a_first + t * p.a_nb1 + r];
             summed[summed_first() + t * summed_nb1() + r] = sum;
         }
     }

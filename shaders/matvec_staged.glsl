@@ -205,7 +205,6 @@ void main() {
     const uint first = flat_group() * GROUP_ROWS, col0 = col_group() * COLS;
     if (first >= p.n) return;  // a split grid's spare groups
     choose_expert();
-    moe_prologue(first, GROUP_ROWS);
     locate_x(col0);
     stage_x();
     for (uint r = gl_SubgroupID * ROWS; r < GROUP_ROWS && first + r < p.n; r += gl_NumSubgroups * ROWS)

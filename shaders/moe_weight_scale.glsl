@@ -1,7 +1,7 @@
 // The factor by which a token's k expert weights are normalized
 // (ops/moe_weights.hpp's normalize): 1 / max(their sum, sum_floor), summed
 // in float from slot 0 up. moe_weights.comp, moe_sum.comp (its inlined
-// moe_weights) and matvec_moe.glsl (EXPERT_SUM's sum) share it, so
+// moe_weights) and matvec_moe.glsl (EXPERT_SUM's slot_scale) share it, so
 // that each normalizes the same weights to the same bits.
 //
 // The includer defines slot j's weight before normalization:

@@ -196,7 +196,6 @@ void main() {
     const uint row0 = flat_group() * ROWS, col0 = col_group() * COLS;
     if (row0 >= p.n) return;  // a split grid's spare groups
     choose_expert();
-    moe_prologue(row0, ROWS);
     // Past the last row or token, compute on the last one and do not store it.
     uint wrow[ROWS];
     for (uint r = 0; r < ROWS; ++r) wrow[r] = w_row(min(row0 + r, p.n - 1));
