@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -99,8 +98,7 @@ TEST_P(ArchF32Conformance, F32CacheMatchesLlamaCpp) {
         TESSERA_VULKAN_OR_SKIP(vulkan);
     }
     const fs::path dir = root / "arch";
-    std::ifstream in(dir / "golden" / ("tiny-" + c.arch + "-F32.json"));
-    const Rows rows = evaluate(dir, json::parse(in), "f32");
+    const Rows rows = evaluate(dir, test::read_json(dir / "golden" / ("tiny-" + c.arch + "-F32.json")), "f32");
     ASSERT_EQ(rows.ours.size(), 170u);
     double max_diff = 0;
     int checked = 0;
@@ -124,8 +122,7 @@ TEST_P(ArchConformance, AtLeastAsCloseToTheReferenceAsLlamaCpp) {
         TESSERA_VULKAN_OR_SKIP(vulkan);
     }
     const fs::path dir = root / "arch";
-    std::ifstream in(dir / "golden" / ("tiny-" + c.arch + "-" + c.type + ".json"));
-    const json golden = json::parse(in);
+    const json golden = test::read_json(dir / "golden" / ("tiny-" + c.arch + "-" + c.type + ".json"));
     const Rows rows = evaluate(dir, golden, "f16");
     ASSERT_EQ(rows.ours.size(), 170u);
     double ours_kl = 0, llama_kl = 0;

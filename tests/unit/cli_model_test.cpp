@@ -19,10 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_cli;
 
-nlohmann::json golden(const fs::path& dir, const std::string& name) {
-    std::ifstream in(dir / "golden" / name);
-    return nlohmann::json::parse(in);
-}
+nlohmann::json golden(const fs::path& dir, const std::string& name) { return test::read_json(dir / "golden" / name); }
 
 // stdout only (stderr carries timings).
 std::string run_stdout(const std::string& args) {

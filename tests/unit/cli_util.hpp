@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "logit_compare.hpp"  // read_f32, read_json
+
 namespace tessera::test {
 
 namespace fs = std::filesystem;
@@ -31,13 +33,6 @@ inline RunResult run_cli(const std::string& args, bool with_stderr = true) {
     while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
     const int status = pclose(pipe);
     return {WEXITSTATUS(status), out};
-}
-
-inline std::vector<float> read_f32(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<float> v(fs::file_size(path) / sizeof(float));
-    in.read(reinterpret_cast<char*>(v.data()), std::streamsize(v.size() * sizeof(float)));
-    return v;
 }
 
 inline fs::path temp_path(const std::string& name) {

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
@@ -23,12 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json read_json(const fs::path& p) {
-    std::ifstream in(p);
-    return json::parse(in);
-}
-
 using test::argmax;
+using test::read_json;
 using test::kl;
 using test::read_f32;
 

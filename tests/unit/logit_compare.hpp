@@ -1,5 +1,5 @@
 // What the conformance tests compare logits with: golden files of raw
-// float32, KL divergence of the softmaxes, argmax.
+// float32 and JSON, KL divergence of the softmaxes, argmax.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace tessera::test {
 
 // A headerless little-endian float32 file.
@@ -20,6 +22,13 @@ inline std::vector<float> read_f32(const std::filesystem::path& p) {
     std::vector<float> v(size_t(std::filesystem::file_size(p) / 4));
     in.read(reinterpret_cast<char*>(v.data()), std::streamsize(v.size() * 4));
     return v;
+}
+
+// A JSON golden file; a missing one is named, not parsed as empty.
+inline nlohmann::json read_json(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    return nlohmann::json::parse(in);
 }
 
 // KL(softmax(p) || softmax(q)), in nats.

@@ -9,13 +9,13 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "conformance.hpp"
 #include "kernels/quant/registry.hpp"
+#include "logit_compare.hpp"
 #include "models/gguf/file.hpp"
 #include "support/error.hpp"
 #include "tessera/enabled_quant_types.hpp"
@@ -134,13 +134,7 @@ void expect_accurate_round_trip(const std::vector<float>& x, const char* what) {
     }
 }
 
-std::vector<float> read_f32(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<float> x(std::filesystem::file_size(path) / sizeof(float));
-    in.read(reinterpret_cast<char*>(x.data()), std::streamsize(x.size() * sizeof(float)));
-    EXPECT_TRUE(in) << "reading " << path;
-    return x;
-}
+using test::read_f32;
 
 // Bit patterns as integers ordered like the floats, so that their difference
 // counts the representable floats in between.
