@@ -25,10 +25,10 @@ namespace tessera::vkk {
 // device the workgroup is two subgroups instead
 // (VulkanDevice::strided_group_size). Figures: docs/measured-choices.md#matvec-workgroup.
 constexpr uint32_t kMatvecGroup = 128, kMatvecRows = 4;
-// A chunked matvec of fewer than kSmallGridGroups workgroups (a MoE router:
-// 128 or 8 rows) leaves most of a large GPU idle whatever its shape, so its
-// workgroups take kSmallGridGroup threads instead, each fewer chunks in
-// turn (docs/vulkan.md#mixture-of-experts).
+// A chunked matvec of fewer than kSmallGridGroups groups of rows (a MoE
+// router: 128 or 8 rows) leaves most of a large GPU idle whatever its
+// workgroups' shape, so they take kSmallGridGroup threads instead, each
+// thread fewer chunks in turn (docs/vulkan.md#mixture-of-experts).
 constexpr uint32_t kSmallGridGroups = 64, kSmallGridGroup = 512;
 // The staged variants (shaders/matvec_staged.glsl): a workgroup of
 // kStagedGroup threads stages x once for all its subgroups, each of
