@@ -86,6 +86,18 @@ public:
     // once inlines() said yes; such a node gets storage of its own, live
     // from its level (that of the kernel computing it) to its last reader's.
     virtual bool stores_inlined(const Tensor& node, std::span<Tensor* const> readers) const { return false; }
+    // The nodes that read a node directly or through views.
+    using ReadersOf = std::function<std::span<Tensor* const>(const Tensor&)>;
+    // Whether a node that inlines() left alone is computed all the same, and
+    // stored, by the kernel of a later node that its readers' inlining leads
+    // to (a MoE layer's o projection, by the topk that ranks the router
+    // reading it through an inlined norm). Asked after every node's inlines(),
+    // producers first, with `readers_of` to look past the node's readers; the
+    // node is then inlined and stored.
+    virtual bool computed_later(const Tensor& node, std::span<Tensor* const> readers,
+                                const ReadersOf& readers_of) const {
+        return false;
+    }
     // Storage for planned tensors (zeroed, 64-byte aligned; host-addressable
     // unless host_addressable() is false).
     virtual std::shared_ptr<void> allocate(size_t bytes);

@@ -162,8 +162,10 @@ void Executor::keep_externals_on_one_backend() {
 }
 
 // Producers first, asks each node's backend whether it computes the node
-// inside the kernels of its readers. Never inlined: outputs, dumped nodes,
-// nodes with ordering edges, and nodes read by another backend.
+// inside the kernels of its readers; then, of the nodes left alone, whether
+// a later kernel computes them (Backend::computed_later). Never inlined:
+// outputs, dumped nodes, nodes with ordering edges, and nodes read by
+// another backend.
 void Executor::inline_nodes() {
     for (Tensor* t : schedule_) t->inlined = false;  // another executor's choice
     stored_inline_.assign(graph_.tensors().size(), false);
@@ -184,14 +186,26 @@ void Executor::inline_nodes() {
             if (std::find(r.begin(), r.end(), t) == r.end()) r.push_back(t);
         }
     }
+    auto one_backend = [&](const Tensor* t, const std::vector<Tensor*>& r) {
+        return !r.empty() && std::all_of(r.begin(), r.end(), [&](const Tensor* x) { return x->backend == t->backend; });
+    };
     for (Tensor* t : schedule_) {
         if (t->is_view() || pinned[size_t(t->id)]) continue;
         const std::vector<Tensor*>& r = readers[size_t(t->id)];
-        const bool one_backend =
-            !r.empty() && std::all_of(r.begin(), r.end(), [&](const Tensor* x) { return x->backend == t->backend; });
         const Backend& b = *backends_[size_t(t->backend)];
-        t->inlined = one_backend && b.inlines(*t, r);
+        t->inlined = one_backend(t, r) && b.inlines(*t, r);
         stored_inline_[size_t(t->id)] = t->inlined && b.stores_inlined(*t, r);
+    }
+    const Backend::ReadersOf readers_of = [&](const Tensor& t) -> std::span<Tensor* const> {
+        return readers[size_t(through_views(const_cast<Tensor*>(&t))->id)];
+    };
+    for (Tensor* t : schedule_) {
+        if (t->is_view() || t->inlined || pinned[size_t(t->id)]) continue;
+        const std::vector<Tensor*>& r = readers[size_t(t->id)];
+        if (one_backend(t, r) && backends_[size_t(t->backend)]->computed_later(*t, r, readers_of)) {
+            t->inlined = true;
+            stored_inline_[size_t(t->id)] = true;
+        }
     }
 }
 

@@ -22,6 +22,17 @@
 //                probabilities in slot_w[] at the slots' expert ids, as
 //                moe_weights.comp computes them (WEIGHTS_NORMALIZED: divided
 //                by their sum, moe_weight_scale.glsl).
+//   ROUTER_PARTIALS  the rows are a MoE layer's residual h' (the o
+//                projection plus its addend), which its router reads
+//                through the ffn rms_norm: a router logit is linear in h',
+//                logit_e = inv_rms(h') sum_j W_e[j] g[j] h'[j]. Each
+//                workgroup adds its rows' share of every expert's sum, and
+//                of h'^2, into partial sums (one per expert and row group,
+//                after the counters); the last workgroup of a column group
+//                adds them up, scales them by 1 / rms and computes each of
+//                its tokens' softmax into router_out[] (binding 10) and its
+//                topk into chosen[], as ROUTER_TOPK does: the router takes no
+//                level of its own.
 //
 // Written rows reach the last workgroup through coherent buffers: each
 // invocation's stores, then a device-scope memory barrier, then the
@@ -31,12 +42,14 @@
 // Included by matvec.glsl after matmul_args.glsl, before its main()s, which
 // call moe_epilogue() at their end from every invocation; includes
 // reduce.glsl, topk_rank.glsl and moe_weight_scale.glsl.
-const uint NO_EPILOGUE = 0, ROUTER_TOPK = 1, EXPERT_SUM = 2;
+const uint NO_EPILOGUE = 0, ROUTER_TOPK = 1, EXPERT_SUM = 2, ROUTER_PARTIALS = 3;
 layout(constant_id = 11) const uint EPILOGUE = NO_EPILOGUE;
+const bool ROUTER_RANKS = EPILOGUE == ROUTER_TOPK || EPILOGUE == ROUTER_PARTIALS;
 const uint WEIGHTS_STORED = 0, WEIGHTS_OF_PROBS = 1, WEIGHTS_NORMALIZED = 2;
 layout(constant_id = 12) const uint WEIGHTS = WEIGHTS_STORED;
 layout(constant_id = 13) const bool SUM_ADDEND = false;
 layout(constant_id = 14) const float WEIGHT_SUM_FLOOR = 6.103515625e-5;  // kMoeWeightSumFloor
+layout(constant_id = 15) const bool ROUTER_GAIN = false;  // ROUTER_PARTIALS: the norm's gain, at x2[]
 
 // Y again, as the matvec stores it when it has an epilogue.
 layout(binding = 7, scalar) coherent buffer Stored { float stored[]; };
@@ -47,6 +60,12 @@ layout(binding = 9) coherent buffer Counters { uint counters[]; };  // from the 
 // EXPERT_SUM: the weights or the router's probabilities (Factors' binding:
 // no rope then).
 layout(binding = 6, scalar) readonly buffer SlotWeights { float slot_w[]; };
+// ROUTER_PARTIALS: the router's F32 weights, a row of p.n per expert
+// (Pos' binding: no rope); the partial sums, after the counters; the
+// probabilities (else y again).
+layout(binding = 4, scalar) readonly buffer RouterWeights { float router_w[]; };
+layout(binding = 9, scalar) coherent buffer Partials { float partials[]; };
+layout(binding = 10, scalar) writeonly buffer RouterOut { float router_out[]; };
 
 // The push constants an epilogue's matvec leaves unused carry its own
 // (graph/vulkan/kernels/moe_matvec.cpp sets them):
@@ -55,6 +74,9 @@ layout(binding = 6, scalar) readonly buffer SlotWeights { float slot_w[]; };
 //   EXPERT_SUM:  summed[] at rope_firsts, a token's row rot apart; the
 //                addend at a_first, a_nb1 apart; slot_w[] at a_nb2, a
 //                token's a_nb3 apart
+//   ROUTER_PARTIALS: as ROUTER_TOPK, and the experts in x2_nb1, router_w[]
+//                at rope_firsts, router_out[] at rot (a token's row
+//                x2_nb1 apart), the norm's eps in eps and gain at x2_first
 uint chosen_first() { return p.ids_first; }
 uint chosen_nb1() { return p.y_nb_head; }
 uint chosen_k() { return p.dst_ne1; }
@@ -64,12 +86,18 @@ uint summed_nb1() { return p.rot; }
 uint slot_w_first() { return p.a_nb2; }
 uint slot_w_nb1() { return p.a_nb3; }
 
-#define REDUCE_PARTIALS (EPILOGUE == ROUTER_TOPK ? gl_WorkGroupSize.x : 1)
+uint router_experts() { return p.x2_nb1; }
+uint router_w_first() { return p.rope_firsts; }
+uint router_out_first() { return p.rot; }
+
+#define REDUCE_PARTIALS (ROUTER_RANKS ? gl_WorkGroupSize.x : 1)
 #include "reduce.glsl"
 
 const uint MAX_EXPERTS = 1024;  // graph/vulkan/kernels/moe_fusion.hpp's kMaxExperts
 const uint MAX_CHOSEN = 64;     // and kMaxChosen
-shared float router_probs[EPILOGUE == ROUTER_TOPK ? MAX_EXPERTS : 1];
+// A token's logits, then its probabilities (ROUTER_PARTIALS: the sum of
+// squares after them).
+shared float router_probs[ROUTER_RANKS ? MAX_EXPERTS + 1 : 1];
 shared float slot_weights[EPILOGUE == EXPERT_SUM ? MAX_CHOSEN : 1];
 shared bool completes;
 
@@ -96,23 +124,78 @@ void topk_store(uint rank, uint e) { chosen[chosen_row + rank] = int(e); }
 
 #include "topk_rank.glsl"
 
-// The softmax of a token's logits (at `row` of stored[]) over them, and its topk.
-void router_topk(uint row, uint token) {
-    const uint n = p.n;
+// Logit e of a token's n: ROUTER_TOPK, at `at` of stored[] (and its
+// probability written over it); ROUTER_PARTIALS, in router_probs[] in units
+// of 1 / `unit` (and its probability to `at` of router_out[]).
+float router_logit(uint at, uint e, float unit) {
+    return EPILOGUE == ROUTER_PARTIALS ? router_probs[e] * unit : stored[at + e];
+}
+void store_prob(uint at, uint e, float prob) {
+    if (EPILOGUE == ROUTER_PARTIALS) router_out[at + e] = prob;
+    else stored[at + e] = prob;
+}
+
+// The softmax of a token's n logits, stored, and its topk.
+void router_topk(uint at, uint n, uint token, float unit) {
     const float scale = softmax_scale();
     float m = -1.0e30, s = 0.0;  // softmax.glsl's NO_MAX
-    for (uint e = gl_LocalInvocationID.x; e < n; e += gl_WorkGroupSize.x) softmax_add(m, s, scale * stored[row + e]);
+    for (uint e = gl_LocalInvocationID.x; e < n; e += gl_WorkGroupSize.x)
+        softmax_add(m, s, scale * router_logit(at, e, unit));
     float row_max, inv_sum;
     softmax_row(m, s, row_max, inv_sum);
     for (uint e = gl_LocalInvocationID.x; e < n; e += gl_WorkGroupSize.x) {
-        const float prob = exp(scale * stored[row + e] - row_max) * inv_sum;
-        router_probs[e] = prob;
-        stored[row + e] = prob;
+        const float prob = exp(scale * router_logit(at, e, unit) - row_max) * inv_sum;
+        router_probs[e] = prob;  // the invocation that read it
+        store_prob(at, e, prob);
     }
     barrier();
     chosen_row = chosen_first() + token * chosen_nb1();
     topk_rank(n, chosen_k());
     barrier();  // router_probs free for the next token
+}
+
+// ROUTER_PARTIALS: where group g of rows keeps token t's share of expert
+// e's logit (e = the experts: of its sum of squares), after the counters.
+uint partial_at(uint t, uint g, uint row_groups, uint e) {
+    return p.col_groups + (t * row_groups + g) * (router_experts() + 1) + e;
+}
+
+// ROUTER_PARTIALS: the workgroup's rows row0.. (group_rows of them) of its
+// tokens' h', stored, into their shares: a subgroup per expert at a time,
+// its invocations over the rows.
+void router_partials(uint row0, uint group_rows, uint col0, uint row_groups) {
+    memoryBarrierBuffer();  // this invocation's rows, before the others read them
+    barrier();
+    const uint experts = router_experts(), lane = gl_SubgroupInvocationID, rows = min(group_rows, p.n - row0);
+    for (uint c = col0; c < col0 + COLS && c < p.m; ++c) {
+        const uint y0 = y_col(c) + row0;
+        for (uint e = gl_SubgroupID; e <= experts; e += gl_NumSubgroups) {
+            float acc = 0.0;
+            for (uint r = lane; r < rows; r += gl_SubgroupSize) {
+                const float h = stored[y0 + r];
+                const float gain = ROUTER_GAIN ? x2[p.x2_first + row0 + r] : 1.0;
+                acc += e < experts ? router_w[router_w_first() + e * p.n + row0 + r] * gain * h : h * h;
+            }
+            acc = subgroupAdd(acc);
+            if (subgroupElect()) partials[partial_at(c, flat_group(), row_groups, e)] = acc;
+        }
+    }
+}
+
+// ROUTER_PARTIALS, in the last workgroup: token t's logits from the shares
+// of every group of rows (in router_probs[], the sum of squares after them),
+// then its softmax and topk.
+void router_from_partials(uint t, uint row_groups) {
+    const uint experts = router_experts(), lane = gl_SubgroupInvocationID;
+    for (uint e = gl_SubgroupID; e <= experts; e += gl_NumSubgroups) {
+        float acc = 0.0;
+        for (uint g = lane; g < row_groups; g += gl_SubgroupSize) acc += partials[partial_at(t, g, row_groups, e)];
+        acc = subgroupAdd(acc);
+        if (subgroupElect()) router_probs[e] = acc;
+    }
+    barrier();
+    const float inv_rms = inversesqrt(router_probs[experts] / float(p.n) + p.eps);
+    router_topk(router_out_first() + t * experts, experts, t, inv_rms);
 }
 
 float moe_weight(uint j) { return slot_weights[j]; }
@@ -137,7 +220,11 @@ void moe_epilogue(uint row0, uint group_rows, uint col0) {
     const uint row_groups = (p.n + group_rows - 1) / group_rows;
     if (EPILOGUE == ROUTER_TOPK) {
         if (!last_to_finish(col_group(), row_groups)) return;
-        for (uint c = col0; c < col0 + COLS && c < p.m; ++c) router_topk(y_col(c), c);
+        for (uint c = col0; c < col0 + COLS && c < p.m; ++c) router_topk(y_col(c), p.n, c, 1.0);
+    } else if (EPILOGUE == ROUTER_PARTIALS) {
+        router_partials(row0, group_rows, col0, row_groups);
+        if (!last_to_finish(col_group(), row_groups)) return;
+        for (uint c = col0; c < col0 + COLS && c < p.m; ++c) router_from_partials(c, row_groups);
     } else {
         const uint k = p.ne2, t = batch_index() / k;  // slot j + k * t
         if (!last_to_finish(t * row_groups + flat_group(), k)) return;

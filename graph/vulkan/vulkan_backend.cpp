@@ -132,6 +132,11 @@ bool VulkanBackend::stores_inlined(const Tensor& node, std::span<Tensor* const> 
     return vkk::moe_stores(node, readers);
 }
 
+bool VulkanBackend::computed_later(const Tensor& node, std::span<Tensor* const> readers,
+                                   const ReadersOf& readers_of) const {
+    return vkk::moe_computed_later(node, readers, readers_of);
+}
+
 void VulkanBackend::register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror) {
     regions_[reinterpret_cast<uintptr_t>(base)] = Region{.bytes = bytes, .allocation = a, .mirror = mirror};
 }

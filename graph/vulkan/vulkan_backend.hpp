@@ -46,6 +46,8 @@ public:
     // Matvec fusions: graph/vulkan/kernels/matvec_fusion.hpp.
     bool inlines(const Tensor& node, std::span<Tensor* const> readers) const override;
     bool stores_inlined(const Tensor& node, std::span<Tensor* const> readers) const override;
+    bool computed_later(const Tensor& node, std::span<Tensor* const> readers,
+                        const ReadersOf& readers_of) const override;
     bool host_addressable() const override { return false; }
     std::shared_ptr<void> allocate(size_t bytes) override;
     std::shared_ptr<void> allocate_shared(size_t bytes) override;

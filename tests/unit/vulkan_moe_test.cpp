@@ -16,6 +16,7 @@
 
 #include "graph/executor.hpp"
 #include "graph/reference_backend.hpp"
+#include "graph/vulkan/kernels/moe_fusion.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph_test_util.hpp"
 #include "ops/ops.hpp"
@@ -29,32 +30,38 @@ constexpr int64_t kDim = 256, kFfn = 64, kExperts = 16, kChosen = 4;
 // Layer::moe_ffn's nodes (models/layer.cpp) for n tokens (one unless said),
 // with the residual add; `normed`: of the tokens' rms_norm with a gain, read
 // by the router and (one row per token) by gate and up, as a decoder layer's
-// ffn norm.
+// ffn norm; `after_o`: and the residual is the attention's o projection of
+// `attn` plus x, as in a decoder layer (Layer::attention's residual).
 struct MoeBlock {
     Graph g;
     std::vector<std::vector<uint8_t>> weights;
-    Tensor *x = nullptr, *ids = nullptr, *out = nullptr;
+    Tensor *x = nullptr, *attn = nullptr, *ids = nullptr, *out = nullptr;
 
-    explicit MoeBlock(bool normed = false, int64_t n = 1) {
+    explicit MoeBlock(bool normed = false, int64_t n = 1, bool after_o = false, int64_t experts = kExperts) {
         uint32_t seed = 20;
         auto w = [&](GgmlType type, Shape ne) {
             weights.push_back(test::random_weights(type, ne[0], ne[1] * ne[2], seed, 0.5f));
             return g.weight("w" + std::to_string(seed++), type, ne, weights.back().data());
         };
         x = g.input("x", GgmlType::F32, {kDim, n, 1, 1});
-        Tensor* h = x;
+        Tensor* residual = x;
+        if (after_o) {
+            attn = g.input("attn", GgmlType::F32, {kDim, n, 1, 1});
+            residual = matmul(w(GgmlType::Q4_0, {kDim, kDim, 1, 1}), attn, ActivationPrecision::Q16, x);
+        }
+        Tensor* h = residual;
         if (normed) {
             weights.push_back(test::random_weights(GgmlType::F32, kDim, 1, seed, 2.0f));
-            h = rms_norm(x, 1e-6f, g.weight("gain", GgmlType::F32, {kDim, 1, 1, 1}, weights.back().data()));
+            h = rms_norm(residual, 1e-6f, g.weight("gain", GgmlType::F32, {kDim, 1, 1, 1}, weights.back().data()));
         }
-        Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, kExperts, 1, 1}), h));
+        Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, experts, 1, 1}), h));
         ids = topk(probs, kChosen);
         Tensor* weight = moe_weights(probs, ids, true);
-        Tensor* token = normed || n > 1 ? reshape(h, {kDim, 1, n, 1}) : x;
-        Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), token, ids);
-        Tensor* up = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, kExperts, 1}), token, ids);
-        Tensor* y = matmul_id(w(GgmlType::Q8_0, {kFfn, kDim, kExperts, 1}), swiglu(gate, up), ids);
-        out = add(moe_sum(y, weight), x);
+        Tensor* token = normed || n > 1 || after_o ? reshape(h, {kDim, 1, n, 1}) : x;
+        Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, experts, 1}), token, ids);
+        Tensor* up = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, experts, 1}), token, ids);
+        Tensor* y = matmul_id(w(GgmlType::Q8_0, {kFfn, kDim, experts, 1}), swiglu(gate, up), ids);
+        out = add(moe_sum(y, weight), residual);
     }
 };
 
@@ -98,6 +105,7 @@ BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block
     outputs.insert(outputs.end(), more.begin(), more.end());
     Executor e(block.g, outputs, {.backends = {vulkan}, .fuse = fuse});
     test::fill(block.x, x);
+    if (block.attn) test::fill(block.attn, test::random_floats(x.size(), 17, 1.0f));
     e.run();
     const auto work = vulkan->last_recorded_work();
     return {test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0,
@@ -135,6 +143,45 @@ TEST(VulkanMoe, NormedBlockComputesTheNormInItsReaders) {
     EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
     EXPECT_EQ(fused.dispatches + 7, apart.dispatches);
     EXPECT_EQ(fused.barriers, 2u);
+}
+
+// After the o projection, the router's logits are found in the o
+// projection's dispatch from the rows of h' it stores (moe_fusion.hpp's
+// computed_later, ROUTER_PARTIALS), the topk in its last workgroups: o,
+// router and topk one dispatch, the block 4 dispatches in 3 levels as
+// without the o projection, with the same ids and nearly the same output as
+// every node on its own (12 dispatches).
+TEST(VulkanMoe, RouterRunsInTheOProjectionsLevel) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    // Every block alive throughout: none at another's freed address.
+    MoeBlock blocks[4] = {MoeBlock(true, 1, true), MoeBlock(true, 1, true), MoeBlock(true, 3, true),
+                          MoeBlock(true, 3, true)};
+    for (const int64_t n : {1, 3}) {
+        MoeBlock* b = &blocks[n == 1 ? 0 : 2];
+        const std::vector<float> x = test::random_floats(size_t(kDim * n), 19, 2.0f);
+        const BlockRun fused = run_block(vulkan, b[1], x, true), apart = run_block(vulkan, b[0], x, false);
+        EXPECT_EQ(fused.ids, apart.ids) << n << " tokens";
+        EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10) << n << " tokens";
+        EXPECT_EQ(apart.dispatches, 12u) << n << " tokens";
+        EXPECT_EQ(fused.dispatches, 4u) << n << " tokens";
+        EXPECT_EQ(fused.barriers, 2u) << n << " tokens";
+    }
+}
+
+// With more experts than vkk::kMaxRoutedExperts the o projection is a
+// dispatch of its own before the router's (its last workgroup would sum too
+// many partial logits): 5 dispatches in 4 levels, the same ids and nearly
+// the same output as every node on its own.
+TEST(VulkanMoe, ManyExpertsLeaveTheRouterALevelOfItsOwn) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    constexpr int64_t experts = vkk::kMaxRoutedExperts + 1;
+    MoeBlock blocks[2] = {MoeBlock(true, 1, true, experts), MoeBlock(true, 1, true, experts)};
+    const std::vector<float> x = test::random_floats(size_t(kDim), 23, 2.0f);
+    const BlockRun fused = run_block(vulkan, blocks[1], x, true), apart = run_block(vulkan, blocks[0], x, false);
+    EXPECT_EQ(fused.ids, apart.ids);
+    EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
+    EXPECT_EQ(fused.dispatches, 5u);
+    EXPECT_EQ(fused.barriers, 3u);
 }
 
 // Where the router's softmax is stored (an output), the softmax's kernel

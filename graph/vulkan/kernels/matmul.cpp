@@ -104,7 +104,7 @@ MatvecDispatch matvec_dispatch(const FusedMatvec& f, Recorder& rec) {
     return {launch,
             push,
             {bw, bx, ba, bx2, bpos, bids, bfactors},
-            {by, by, by},
+            {by, by, by, by},
             groups_of(push.n, launch.group_rows),
             push.col_groups * uint32_t(x.ne[2] * x.ne[3])};
 }

@@ -107,7 +107,7 @@ MatvecDispatch expert_matvec_dispatch(const Tensor& y, Recorder& rec) {
     return {launch,
             push,
             {bw, bx, bx, bx2, bx, bids, bx},
-            {by, by, by},
+            {by, by, by, by},
             groups_of(push.n, launch.group_rows),
             uint32_t(y.ne[1] * y.ne[2])};
 }

@@ -118,8 +118,8 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
 
 void MatvecDispatch::record(Recorder& rec) const {
     const auto& r = reads;
-    rec.dispatch(launch.shader, launch.spec, {r[0], r[1], r[2], r[3], r[4], r[5], r[6]}, {writes[0], writes[1], writes[2]},
-                 push, groups, z);
+    rec.dispatch(launch.shader, launch.spec, {r[0], r[1], r[2], r[3], r[4], r[5], r[6]},
+                 {writes[0], writes[1], writes[2], writes[3]}, push, groups, z);
 }
 
 void set_spec(std::vector<uint32_t>& spec, uint32_t id, uint32_t value) {

@@ -118,14 +118,14 @@ inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(
 // One matvec dispatch, as matmul.cpp and matmul_id.cpp plan it: what
 // shaders/quant/matvec.glsl reads (bindings 0-6: W, x, the addend, x2,
 // positions, ids, factors; a tensor it does not use is x again) and writes
-// (7: y; 8 and 9, a MoE epilogue's second output and counters,
-// shaders/matvec_moe.glsl: else y again). moe_matvec.cpp adds an epilogue
-// to a planned dispatch before recording it.
+// (7: y; 8, 9 and 10, a MoE epilogue's second output, counters and third
+// output, shaders/matvec_moe.glsl: else y again). moe_matvec.cpp adds an
+// epilogue to a planned dispatch before recording it.
 struct MatvecDispatch {
     MatvecLaunch launch;
     MatmulPush push;
     std::array<BoundTensor, 7> reads;
-    std::array<BoundTensor, 3> writes;
+    std::array<BoundTensor, 4> writes;
     uint64_t groups;
     uint32_t z;
 

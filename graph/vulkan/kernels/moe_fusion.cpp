@@ -119,7 +119,53 @@ bool summed_into_add(const Tensor& s, std::span<Tensor* const> readers) {
            router_rows(add) && other.type == GgmlType::F32 && add.type == GgmlType::F32;
 }
 
+// The router an inlined rms_norm's readers include, where the topk that ranks
+// its softmax records it (router_matvec, router_softmax, inlined): the one
+// matmul among them, of F32 weights of dense rows; else nullptr.
+const Tensor* ranked_router(const Tensor& norm, const Backend::ReadersOf& readers_of) {
+    const Tensor* router = nullptr;
+    for (const Tensor* r : readers_of(norm))
+        if (is(*r, ops::kMatmul)) {
+            if (router) return nullptr;
+            router = r;
+        }
+    if (!router || !router->inlined || router->src[0]->type != GgmlType::F32 || !dense_rows(*router->src[0], 4))
+        return nullptr;
+    const std::span<Tensor* const> softmax = readers_of(*router);
+    if (softmax.size() != 1 || !softmax[0]->inlined) return nullptr;
+    int topks = 0;
+    for (const Tensor* r : readers_of(*softmax[0])) topks += is(*r, ops::kTopk) && !r->inlined;
+    return topks == 1 ? router : nullptr;
+}
+
+// A MoE layer's o projection in generation (a matvec of few tokens, its
+// residual the addend: h' = W attn + h), read by the ffn rms_norm, inlined
+// into a router that its topk records and into the experts' matvecs, and
+// otherwise only by adds of an inlined moe_sum (the block's residual, after
+// the experts): the topk records it too, the router's logits found from its
+// rows in the same dispatch (moe_matvec.hpp), where the router has at most
+// kMaxRoutedExperts; stored for the experts and the residual.
+bool routed_residual(const Tensor& o, std::span<Tensor* const> readers, const Backend::ReadersOf& readers_of) {
+    if (!is(o, ops::kMatmul) || o.src.size() != 3 || o.src[1]->ne[1] > kMatvecMaxTokens || !router_rows(o) ||
+        !kMatmul.supports(o))
+        return false;
+    const Tensor* norm = nullptr;
+    for (const Tensor* r : readers) {
+        if (is(*r, ops::kRmsNorm) && r->src[0] == &o && r->inlined && !norm)
+            norm = r;
+        else if (!is(*r, ops::kAdd) || !moe_sum_of_add(*r).sum)
+            return false;
+    }
+    if (!norm || (norm->src.size() > 1 && !dense_rows(*norm->src[1], 4))) return false;
+    const Tensor* router = ranked_router(*norm, readers_of);
+    return router && router->ne[0] <= kMaxRoutedExperts && router->src[0]->ne[0] == o.ne[0];
+}
+
 }  // namespace
+
+bool moe_computed_later(const Tensor& node, std::span<Tensor* const> readers, const Backend::ReadersOf& readers_of) {
+    return routed_residual(node, readers, readers_of);
+}
 
 bool moe_inlines(const Tensor& node, std::span<Tensor* const> readers) {
     return expert_norm(node, readers) || router_softmax(node, readers) || summed_weights(node, readers) ||

@@ -29,9 +29,18 @@
 //     stored, as the rows that workgroup reads;
 //   - the moe_sum, read only by the residual add, is recorded by that add
 //     with the residual as its addend (matvec_moe.glsl's SUM_ADDEND, or
-//     moe_sum.comp's ADDEND).
+//     moe_sum.comp's ADDEND);
+//   - the layer's o projection (its residual h' the addend), read by that
+//     norm and by the residual add, is recorded by the topk too
+//     (Backend::computed_later): its workgroups add up their rows' shares of
+//     the router's logits, which are linear in h', and the last one ranks
+//     them (matvec_moe.glsl's ROUTER_PARTIALS); stored, for the experts and
+//     the residual. The router takes no level of its own: a Mixtral layer
+//     (8 experts) is 9 dispatches in 6 levels. Only for routers of at most
+//     kMaxRoutedExperts.
 // With the attention's fusions (matvec_fusion.hpp, head_norm_rope.hpp) a
-// Qwen3-30B-A3B layer is 11 dispatches in 7 levels per token: 13 in 9 with
+// Qwen3-30B-A3B layer (128 experts, the router in a level of its own) is 11
+// dispatches in 7 levels per token: 13 in 9 with
 // the topk and the sum dispatches of their own, 17 in 12 before the norm
 // here and the q/k norms were inlined, 23 in 16 unfused
 // (docs/vulkan.md#mixture-of-experts; the topk found by each of its readers,
@@ -43,6 +52,7 @@
 #include <cstdint>
 #include <span>
 
+#include "graph/backend.hpp"
 #include "graph/tensor.hpp"
 #include "graph/vulkan/recorder.hpp"
 
@@ -51,6 +61,12 @@ namespace tessera::vkk {
 // Rows of a router the fused kernels take (shaders/topk.comp's MAX_N) and
 // chosen experts per token (shaders/moe_sum.comp's MAX_K).
 constexpr int64_t kMaxExperts = 1024, kMaxChosen = 64;
+// The most experts whose router runs in the o projection's level
+// (computed_later): each of the last workgroup's subgroups sums one or two
+// experts' partial logits. With many (Qwen3-30B-A3B's 128: 129 x 64 partial
+// sums for one workgroup) that join costs more than the level it saves
+// (docs/vulkan.md#mixture-of-experts).
+constexpr int64_t kMaxRoutedExperts = 16;
 // softmax.cpp's workgroup: the fused kernels reduce a row of logits with it,
 // so that each probability comes out as the softmax node's.
 constexpr uint32_t kRouterGroup = 256;
@@ -59,6 +75,9 @@ bool moe_inlines(const Tensor& node, std::span<Tensor* const> readers);
 // Of the nodes moe_inlines inlines, those stored all the same
 // (Backend::stores_inlined): the router's matvec and the down matmul_id.
 bool moe_stores(const Tensor& node, std::span<Tensor* const> readers);
+// Backend::computed_later: a MoE layer's o projection, which the topk that
+// ranks its router records, computing the router's logits from its rows.
+bool moe_computed_later(const Tensor& node, std::span<Tensor* const> readers, const Backend::ReadersOf& readers_of);
 
 // Where the kernels that read the router's probabilities `probs` (a softmax)
 // find them: in probs itself; for an inlined softmax in its logits, of which

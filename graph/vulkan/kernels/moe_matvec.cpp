@@ -4,7 +4,9 @@
 
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/moe_fusion.hpp"
+#include "ops/matmul.hpp"
 #include "ops/moe_weights.hpp"
+#include "ops/rms_norm.hpp"
 #include "ops/softmax.hpp"
 
 namespace tessera::vkk {
@@ -12,22 +14,63 @@ namespace tessera::vkk {
 namespace {
 
 // shaders/matvec_moe.glsl's specialization constants and their values.
-constexpr uint32_t kEpilogueConstant = 11, kWeightsConstant = 12, kSumAddendConstant = 13, kSumFloorConstant = 14;
-constexpr uint32_t kRouterTopk = 1, kExpertSum = 2;
+constexpr uint32_t kEpilogueConstant = 11, kWeightsConstant = 12, kSumAddendConstant = 13, kSumFloorConstant = 14,
+                   kRouterGainConstant = 15;
+constexpr uint32_t kRouterTopk = 1, kExpertSum = 2, kRouterPartials = 3;
 constexpr uint32_t kWeightsStored = 0, kWeightsOfProbs = 1, kWeightsNormalized = 2;
 
 }  // namespace
 
-void record_router_topk(const Tensor& topk, Recorder& rec) {
-    const Tensor& softmax = *topk.src[0];
-    MatvecDispatch d = matvec_dispatch(*fused_matvec(*softmax.src[0]), rec);
+namespace {
+
+// The ranking's push constants (shaders/matvec_moe.glsl's ROUTER_TOPK and
+// ROUTER_PARTIALS): the topk's ids, their count, the softmax's scale.
+void rank_into(MatvecDispatch& d, const Tensor& topk, Recorder& rec) {
     const BoundTensor ids = rec.bind(topk);
-    // shaders/matvec_moe.glsl's ROUTER_TOPK push constants.
     d.push.ids_first = ids.first(4);
     d.push.y_nb_head = uint32_t(topk.nb[1] / 4);
     d.push.dst_ne1 = uint32_t(topk.ne[0]);
-    d.push.freq_scale = softmax.param<SoftmaxParams>().scale;
+    d.push.freq_scale = topk.src[0]->param<SoftmaxParams>().scale;
     d.writes[1] = ids;
+}
+
+// The o projection `o` that the router's norm reads (moe_fusion.hpp's
+// computed_later), its router's logits found from its rows
+// (ROUTER_PARTIALS): the probabilities into the router matvec's storage,
+// over which ROUTER_TOPK would write them, and the topk's ids.
+void record_routed_residual(const Tensor& topk, const Tensor& router, const Tensor& norm, const Tensor& o,
+                            Recorder& rec) {
+    MatvecDispatch d = matvec_dispatch(*fused_matvec(o), rec);
+    rank_into(d, topk, rec);
+    const BoundTensor weights = rec.bind(*router.src[0]), probs = rec.bind(router);
+    const uint32_t experts = uint32_t(router.ne[0]), cols = d.launch.spec[2];
+    d.push.x2_nb1 = experts;
+    d.push.rope_firsts = weights.first(4);
+    d.push.rot = probs.first(4);
+    d.push.eps = norm.param<RmsNormParams>().eps;
+    d.reads[4] = weights;
+    const bool gain = norm.src.size() > 1;
+    if (gain) {
+        d.reads[3] = rec.bind(*norm.src[1]);
+        d.push.x2_first = d.reads[3].first(4);
+    }
+    d.writes[3] = probs;
+    // The counters, then a share of each expert's logit (and of the sum of
+    // squares) per token and group of rows.
+    d.writes[2] = rec.counters(uint32_t(d.push.col_groups + uint64_t(d.push.col_groups) * cols * d.groups * (experts + 1)));
+    set_spec(d.launch.spec, kEpilogueConstant, kRouterPartials);
+    set_spec(d.launch.spec, kRouterGainConstant, gain);
+    d.record(rec);
+}
+
+}  // namespace
+
+void record_router_topk(const Tensor& topk, Recorder& rec) {
+    const Tensor &softmax = *topk.src[0], &router = *softmax.src[0], &x = *router.src[1];
+    if (x.inlined && is(x, ops::kRmsNorm) && x.src[0]->inlined && is(*x.src[0], ops::kMatmul))
+        return record_routed_residual(topk, router, x, *x.src[0], rec);
+    MatvecDispatch d = matvec_dispatch(*fused_matvec(router), rec);
+    rank_into(d, topk, rec);
     d.writes[2] = rec.counters(d.push.col_groups);
     set_spec(d.launch.spec, kEpilogueConstant, kRouterTopk);
     d.record(rec);
