@@ -327,6 +327,22 @@ void add_moe_cases(std::vector<OpCase>& v) {
                                  return matmul_id(w, reshape(h, {k_in, 1, n, 1}), expert_ids(g, slots, n, n_expert));
                              }, bound});
     }
+    // Gate and up of many rows over their slots (Mixtral's), which the Vulkan
+    // matvec gives wider workgroups (matmul_id.cpp's kWideExpertRows): 2
+    // slots of 8192 rows, x the norm with its gain, one token and three.
+    for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q4_K}) {
+        if (find_quant_type(type) == nullptr) continue;
+        constexpr int64_t k_in = 256, n_out = 8192, n_expert = 3, slots = 2;
+        for (int64_t n : {1, 3})
+            v.push_back({"matmul_id_" + std::string(ggml_type_traits(type).name) + "_n" + std::to_string(n) +
+                             "_wide_experts",
+                         [=](Graph& g) {
+                             Tensor* w = g.weight("w_experts", type, {k_in, n_out, n_expert, 1},
+                                                  weights_of(type, k_in, n_out * n_expert).data());
+                             Tensor* h = rms_norm(in(g, "in_x", {k_in, n, 1, 1}), 1e-5f, in(g, "in_g", {k_in, 1, 1, 1}));
+                             return matmul_id(w, reshape(h, {k_in, 1, n, 1}), expert_ids(g, slots, n, n_expert));
+                         }, 5e-4});
+    }
 }
 
 // Qwen3's per-head q and k norms before rope (Layer::head_norm), which the

@@ -43,6 +43,14 @@ constexpr uint32_t kRouteGroup = 256;
 constexpr uint32_t kExpertsConstant = 10;
 // matvec.glsl's PROLOGUE: NORM, NORM_GAIN, SWIGLU.
 constexpr uint32_t kNormPrologue = 1, kNormGainPrologue = 2, kSwigluPrologue = 3;
+// An expert matvec of at least kWideExpertRows rows over its slots, unless
+// swiglu is inside it (Mixtral's gate and up, 2 x 14336 rows a token, not
+// its down), takes kWideStagedRows rows per subgroup: each workgroup stages
+// (and norms) x once for twice the rows, and the dispatch keeps enough
+// workgroups to fill a large GPU; Qwen3-30B-A3B's gate and up (8 x 768) do
+// not (docs/vulkan.md#mixture-of-experts).
+constexpr uint64_t kWideExpertRows = 16384;
+constexpr uint32_t kWideStagedRows = 4;
 
 struct RoutePush {  // shaders/matmul_id_route.comp
     uint32_t ids_first, n_slots, n_expert, route_first;
@@ -104,12 +112,14 @@ MatvecDispatch expert_matvec_dispatch(const Tensor& y, Recorder& rec) {
         matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.n, push.k, 1, false,
                       {0, prologue, 0, 0, 0});
     set_spec(launch.spec, kExpertsConstant, 1);
+    const uint32_t z = uint32_t(y.ne[1] * y.ne[2]);
+    if (!glu && uint64_t(push.n) * z >= kWideExpertRows) widen_staged_rows(launch, rec.device(), kWideStagedRows);
     return {launch,
             push,
             {bw, bx, bx, bx2, bx, bids, bx},
             {by, by, by, by},
             groups_of(push.n, launch.group_rows),
-            uint32_t(y.ne[1] * y.ne[2])};
+            z};
 }
 
 namespace {

@@ -70,6 +70,13 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
     return {weight_shader("matvec", type), false};
 }
 
+// ROWS (1) and GROUP_ROWS (9) of a staged launch: rows per subgroup, and so per workgroup.
+void set_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows) {
+    launch.spec[1] = rows;
+    launch.group_rows = rows * std::max(launch.spec[0] / device.info().subgroup_size, 1u);
+    launch.spec[9] = launch.group_rows;
+}
+
 }  // namespace
 
 std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, const Tensor& w,
@@ -103,17 +110,21 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
     MatvecLaunch launch{variant.shader, {0, kMatvecRows, cols}, kMatvecRows};
     launch.spec.insert(launch.spec.end(), spec.begin(), spec.end());
     if (variant.staged) {
+        launch.staged = true;
         launch.spec[0] = device.strided_group_size(kStagedGroup);
-        launch.spec[1] = variant.rows;
-        launch.group_rows = variant.rows * std::max(launch.spec[0] / device.info().subgroup_size, 1u);
         launch.spec.resize(8, 0);
-        launch.spec.insert(launch.spec.end(), {k / 32 * cols, launch.group_rows});
+        launch.spec.insert(launch.spec.end(), {k / 32 * cols, 0});
+        set_staged_rows(launch, device, variant.rows);
     } else {
         // At least a thread per row and token: each stores one.
         const uint32_t group = groups_of(n, kMatvecRows) < kSmallGridGroups ? kSmallGridGroup : kMatvecGroup;
         launch.spec[0] = std::max(device.strided_group_size(group), kMatvecRows * cols);
     }
     return launch;
+}
+
+void widen_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows) {
+    if (launch.staged && launch.spec[1] == kStagedRows) set_staged_rows(launch, device, rows);
 }
 
 void MatvecDispatch::record(Recorder& rec) const {

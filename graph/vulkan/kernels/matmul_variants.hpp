@@ -102,6 +102,7 @@ struct MatvecLaunch {
     std::string shader;
     std::vector<uint32_t> spec;
     uint32_t group_rows;
+    bool staged = false;
 };
 
 // The matvec variant (shaders/quant/matvec.glsl, matvec_staged.glsl) for
@@ -111,6 +112,10 @@ struct MatvecLaunch {
 // workgroup size, ROWS and COLS, and the staged variants' constants.
 MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t n, uint32_t k,
                            uint32_t cols, bool rope, const std::vector<uint32_t>& spec);
+
+// A staged launch of kStagedRows rows per subgroup takes `rows` instead
+// (every weight type's staged unit takes any count); any other is left as it is.
+void widen_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows);
 
 // Workgroups of per_group rows each for `rows` rows.
 inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
