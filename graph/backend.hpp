@@ -105,8 +105,12 @@ public:
     // Storage the host and this backend both read and write directly.
     virtual std::shared_ptr<void> allocate_shared(size_t bytes) { return allocate(bytes); }
     // Makes a weight leaf ready for this backend ahead of its first use (a
-    // device copies it to device memory).
-    virtual void preload(const Tensor& weight) {}
+    // device copies it to device memory) and keeps it so while the returned
+    // handle lives; nullptr where nothing is kept (the host). A device keeps
+    // a weight's copy while a handle or a plan that reads it lives, and copies
+    // the weight's bytes again when a later plan reads it after that: a
+    // weight freed and another at its address get their own copies.
+    virtual std::shared_ptr<void> preload(const Tensor& weight) { return nullptr; }
     // Copies `bytes` bytes at this backend's address `data` into host memory.
     virtual void copy_to_host(const void* data, size_t bytes, void* dst) const;
     // Scratch a node needs while it runs (shared by the backend's threads).

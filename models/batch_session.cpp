@@ -23,7 +23,13 @@ BatchSession::BatchSession(const Model& model, SessionOptions options, int64_t n
       cache_(model, context_that_fits(model, options, n_seq), options.kv_type, options.batch, n_seq),
       backends_(session_backends(options).backends),
       split_(split_between_devices(model, cache_, options, backends_)),
-      n_past_(size_t(n_seq), 0) {}
+      n_past_(size_t(n_seq), 0) {
+    // Each prompt is a plan of its own: without these handles the weights
+    // would leave the device with each prompt's plan. The notice is
+    // dropped: backend() says where the batch runs.
+    std::string notice;
+    if (!split_) weight_copies_ = preload_weights(model_, cache_, options_, backends_, notice);
+}
 
 BatchSession::~BatchSession() = default;
 

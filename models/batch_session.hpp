@@ -60,6 +60,7 @@ private:
     KvCache cache_;
     std::vector<std::shared_ptr<Backend>> backends_;
     std::unique_ptr<DeviceSplit> split_;  // with several devices
+    std::vector<std::shared_ptr<void>> weight_copies_;  // with one device (preload_weights)
     std::vector<int64_t> n_past_;
     std::unique_ptr<Plan> decode_plan_;
 };

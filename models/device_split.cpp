@@ -62,11 +62,12 @@ std::function<int(const Tensor&)> DeviceSplit::placement(const DecoderPass& pass
     return [this, &pass](const Tensor& t) { return device_of_part(pass.part_of(t)); };
 }
 
-void DeviceSplit::preload(const DecoderPass& sample) const {
+void DeviceSplit::preload(const DecoderPass& sample) {
     const auto parts = leaves_by_part(sample);
     for (size_t p = 0; p < parts.size(); ++p)
         for (const Tensor* t : parts[p])
-            if (t->leaf == LeafKind::Weight) backends_[size_t(device_of_part(int(p) - 1))]->preload(*t);
+            if (t->leaf == LeafKind::Weight)
+                weight_copies_.push_back(backends_[size_t(device_of_part(int(p) - 1))]->preload(*t));
 }
 
 std::string DeviceSplit::describe() const {

@@ -29,8 +29,9 @@ public:
     // For ExecutorOptions::place: the backend of the device holding the part
     // of `pass` that built a node. `pass` must outlive the executor's planning.
     std::function<int(const Tensor&)> placement(const DecoderPass& pass) const;
-    // Copies each weight of `sample` to the devices whose nodes read it.
-    void preload(const DecoderPass& sample) const;
+    // Copies each weight of `sample` to the devices whose nodes read it;
+    // the copies stay while this split lives.
+    void preload(const DecoderPass& sample);
     // Device i (of `devices`) holds layers [first_layers()[i], first_layers()[i + 1]).
     const std::vector<int>& first_layers() const { return first_; }
     // "layers 0-10 on Vulkan device 0 (name), 11-21 on device 1 (name)".
@@ -43,6 +44,7 @@ private:
     std::vector<std::shared_ptr<Backend>> backends_;
     std::vector<int> devices_;
     std::vector<int> first_;
+    std::vector<std::shared_ptr<void>> weight_copies_;  // Backend::preload's handles
 };
 
 }  // namespace tessera::model

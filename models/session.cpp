@@ -56,6 +56,23 @@ std::unique_ptr<DeviceSplit> split_between_devices(const Model& model, KvCache& 
     return split;
 }
 
+std::vector<std::shared_ptr<void>> preload_weights(const Model& model, KvCache& cache, const SessionOptions& options,
+                                                   std::vector<std::shared_ptr<Backend>>& backends, std::string& notice) {
+    std::vector<std::shared_ptr<void>> copies;
+    if (backends.front()->host_addressable()) return copies;
+    auto pass = build_decoder_pass(model, cache, 1, 0, false, options.activations);
+    try {
+        for (const Tensor& t : pass->graph.tensors())
+            if (t.leaf == LeafKind::Weight) copies.push_back(backends.front()->preload(t));
+    } catch (const BackendOutOfMemory& e) {
+        if (options.backend != BackendKind::Auto) throw;
+        copies.clear();  // the weights copied so far leave the device
+        notice = std::string(e.what()) + ": running on the CPU";
+        backends.erase(backends.begin());
+    }
+    return copies;
+}
+
 Session::Session(const Model& model, SessionOptions options)
     : model_(model),
       options_(options),
@@ -65,25 +82,10 @@ Session::Session(const Model& model, SessionOptions options)
     notice_ = std::move(set.notice);
     split_ = split_between_devices(model_, cache_, options_, backends_);
     if (split_) notice_ += (notice_.empty() ? "" : "\n") + split_->describe();
-    else preload_weights();
+    else weight_copies_ = preload_weights(model_, cache_, options_, backends_, notice_);
 }
 
 Session::~Session() = default;
-
-// Copies every weight to a device backend now rather than during the first
-// pass; with --backend auto, a device too small for the model means the CPU.
-void Session::preload_weights() {
-    if (backends_.front()->host_addressable()) return;
-    auto pass = build_decoder_pass(model_, cache_, 1, 0, false, options_.activations);
-    try {
-        for (const Tensor& t : pass->graph.tensors())
-            if (t.leaf == LeafKind::Weight) backends_.front()->preload(t);
-    } catch (const BackendOutOfMemory& e) {
-        if (options_.backend != BackendKind::Auto) throw;
-        notice_ = std::string(e.what()) + ": running on the CPU";
-        backends_.erase(backends_.begin());
-    }
-}
 
 // Says once which ops of the first pass had no kernel on the preferred backend.
 void Session::report_placement(const Executor& exec) {

@@ -55,6 +55,13 @@ BackendSet session_backends(const SessionOptions& options);
 // `backends` (session_backends'); else nullptr.
 std::unique_ptr<DeviceSplit> split_between_devices(const Model& model, KvCache& cache, const SessionOptions& options,
                                                    const std::vector<std::shared_ptr<Backend>>& backends);
+// With one device first in `backends`, copies every weight to it now rather
+// than during the first pass; returns the handles that keep the copies
+// (Backend::preload), to be kept as long as the session. With --backend
+// auto, a device too small for the model means the CPU: the device leaves
+// `backends` and `notice` says so.
+std::vector<std::shared_ptr<void>> preload_weights(const Model& model, KvCache& cache, const SessionOptions& options,
+                                                   std::vector<std::shared_ptr<Backend>>& backends, std::string& notice);
 
 class Session {
 public:
@@ -91,7 +98,6 @@ private:
     static constexpr int64_t kDecodeWindow = 256;
 
     std::unique_ptr<Plan> make_plan(int64_t n_tokens, int64_t n_kv, bool all_logits);
-    void preload_weights();
     void report_placement(const Executor& exec);
 
     const Model& model_;
@@ -99,6 +105,7 @@ private:
     KvCache cache_;
     std::vector<std::shared_ptr<Backend>> backends_;
     std::unique_ptr<DeviceSplit> split_;  // with several devices
+    std::vector<std::shared_ptr<void>> weight_copies_;  // with one device (preload_weights)
     std::string notice_;
     bool placement_reported_ = false;
     std::unique_ptr<Plan> decode_plan_;

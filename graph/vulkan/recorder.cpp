@@ -22,7 +22,9 @@ Recorder::Recorder(VulkanBackend& backend, VkCommandBuffer cb, std::vector<Devic
 VulkanDevice& Recorder::device() { return backend_.device(); }
 
 BoundTensor Recorder::bind(const Tensor& t) {
-    const DeviceSpan span = backend_.locate(t);
+    std::shared_ptr<void> holder;
+    const DeviceSpan span = backend_.locate(t, holder);
+    if (holder) holds_.push_back(std::move(holder));
     const VkDeviceSize align = std::max<VkDeviceSize>(device().limits().minStorageBufferOffsetAlignment, 4);
     BoundTensor b;
     b.buffer = span.buffer;

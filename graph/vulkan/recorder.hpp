@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_set>
+#include <memory>
 #include <vector>
 
 #include "graph/tensor.hpp"
@@ -43,7 +44,11 @@ public:
     Recorder(VulkanBackend& backend, VkCommandBuffer cb, std::vector<DeviceAllocation>& scratch_owner);
 
     VulkanDevice& device();
+    // Where t is on the device; a weight's copy is held (holds()) from then on.
     BoundTensor bind(const Tensor& t);
+    // The weights' device copies the bindings so far read (VulkanBackend::locate):
+    // whoever runs the commands holds them until the commands are gone.
+    std::vector<std::shared_ptr<void>> take_holds() { return std::move(holds_); }
 
     // Dispatches `shader` (specialization constants `spec`) over `groups`
     // workgroups (times z) with reads then writes bound as bindings 0.. and
@@ -115,6 +120,7 @@ private:
     VulkanBackend& backend_;
     VkCommandBuffer cb_;
     std::vector<DeviceAllocation>& scratch_owner_;
+    std::vector<std::shared_ptr<void>> holds_;
     struct ScratchCopy {
         Range source;
         uint64_t form;

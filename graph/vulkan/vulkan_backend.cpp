@@ -67,6 +67,7 @@ struct VulkanBackend::Segment {
     bool timed = false;
     RecordStats stats;
     std::vector<DeviceAllocation> scratch;  // the kernels' (Recorder::derived_copy)
+    std::vector<std::shared_ptr<void>> holds;  // the weights' device copies the recording reads
 
     Segment(const std::shared_ptr<VulkanDevice>& d, std::shared_ptr<SpareSubmitters> s)
         : spares(std::move(s)), submitter(spares->take(d)) {}
@@ -85,8 +86,8 @@ VulkanBackend::VulkanBackend(int device_index)
     : device_(open_vulkan_device(device_index)), spare_submitters_(std::make_shared<SpareSubmitters>()) {}
 
 VulkanBackend::~VulkanBackend() {
-    for (auto& [base, region] : regions_)
-        if (region.mirror) device_->memory().release(region.allocation);
+    for (auto& [base, region] : regions_)  // weights' copies go with their last holder
+        if (region.mirror && !region.weight) device_->memory().release(region.allocation);
 }
 
 std::vector<PipelineCache::Statistics> VulkanBackend::pipeline_statistics() const {
@@ -251,7 +252,7 @@ void VulkanBackend::widen_external(const Tensor& root) {
     auto it = regions_.upper_bound(begin);
     if (it != regions_.begin() && std::prev(it)->first + std::prev(it)->second.bytes > begin) --it;
     for (; it != regions_.end() && it->first < end; ++it)
-        if (it->second.mirror) overlapped.push_back(it->first);
+        if (it->second.mirror && !it->second.weight) overlapped.push_back(it->first);
     if (overlapped.empty()) return;
     const Region& first = regions_.at(overlapped.front());
     if (overlapped.size() == 1 && overlapped.front() <= begin && overlapped.front() + first.bytes >= end) return;
@@ -277,7 +278,8 @@ void VulkanBackend::widen_external(const Tensor& root) {
     register_region(host, hi - lo, a, true);
 }
 
-DeviceSpan VulkanBackend::locate(const Tensor& t) {
+DeviceSpan VulkanBackend::locate(const Tensor& t, std::shared_ptr<void>& holder) {
+    holder.reset();
     const Tensor* root = t.storage_root();
     if (root->is_leaf() && root->leaf == LeafKind::External) widen_external(*root);
     const auto* region = find_region(root->data);
@@ -289,7 +291,8 @@ DeviceSpan VulkanBackend::locate(const Tensor& t) {
         // regrouped chunk by chunk of whole groups into the staging memory.
         const size_t bytes = root->nbytes();
         const auto* src = static_cast<const uint8_t*>(root->data);
-        const bool regroup = root->leaf == LeafKind::Weight && gpu_group_blocks(root->type) > 1;
+        const bool weight = root->leaf == LeafKind::Weight;
+        const bool regroup = weight && gpu_group_blocks(root->type) > 1;
         const QuantTypeEntry* type = regroup ? find_quant_type(root->type) : nullptr;
         const size_t device_bytes = regroup ? gpu_layout_bytes(*type, bytes) : bytes;
         DeviceAllocation a = device_->memory().allocate(device_bytes, MemoryKind::Device);
@@ -301,13 +304,40 @@ DeviceSpan VulkanBackend::locate(const Tensor& t) {
             else
                 std::memcpy(out, src + offset, n);
         });
+        const uintptr_t base = reinterpret_cast<uintptr_t>(root->data);
         register_region(root->data, bytes, a, true);
-        regions_.at(reinterpret_cast<uintptr_t>(root->data)).regrouped = regroup;
+        Region& r = regions_.at(base);
+        r.regrouped = regroup;
+        // A backend not owned by a shared_ptr keeps its weights' copies for its life.
+        const std::weak_ptr<VulkanBackend> self = weak_from_this();
+        r.weight = weight && !self.expired();
+        if (r.weight) {
+            // The last holder releases the copy and forgets the region: the
+            // host bytes at this address may belong to another weight then.
+            holder = std::shared_ptr<void>(root->data, [self, device = device_, a, base](void*) {
+                if (const auto backend = self.lock()) {
+                    const auto it = backend->regions_.find(base);
+                    if (it != backend->regions_.end() && it->second.allocation.buffer == a.buffer &&
+                        it->second.allocation.offset == a.offset)
+                        backend->regions_.erase(it);
+                }
+                device->memory().release(a);
+            });
+            r.holder = holder;
+        }
         region = find_region(root->data);
+    } else {
+        holder = region->second.holder.lock();
     }
     const DeviceAllocation& a = region->second.allocation;
     const size_t offset = reinterpret_cast<uintptr_t>(t.data) - region->first;
     return {.buffer = a.buffer, .offset = a.offset + offset, .buffer_end = a.offset + a.size};
+}
+
+std::shared_ptr<void> VulkanBackend::preload(const Tensor& weight) {
+    std::shared_ptr<void> holder;
+    locate(weight, holder);
+    return holder;
 }
 
 void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nodes, bool timed) {
@@ -371,6 +401,7 @@ void VulkanBackend::record_and_submit(Segment& seg, std::span<Tensor* const> nod
     seg.submitter->submit(seg.parts++, 1, true);
     seg.nodes.assign(nodes.begin(), nodes.end());
     seg.stats = rec.stats();
+    seg.holds = rec.take_holds();  // the previous recording's holds go, once this one holds its own
 }
 
 void VulkanBackend::run_segment(std::span<Tensor* const> nodes, void*, const NodeDone& done,

@@ -6,7 +6,8 @@
 // Memory: computed tensors live in device-local memory; the addresses this
 // backend hands out for them are placeholders the host must not touch
 // (host_addressable() is false). Leaves are host memory: weights are copied
-// to the device on first use and kept there; an external buffer (a KV cache)
+// to the device on first use and kept there while a recorded plan that reads
+// them or a preload() handle lives; an external buffer (a KV cache)
 // is copied once and from then on lives on the device, so it must not be
 // written by another backend; inputs and outputs use shared (host-visible)
 // memory the executor asks for.
@@ -33,7 +34,7 @@ struct DeviceSpan {
     VkDeviceSize buffer_end = 0;  // end of the allocation that holds it
 };
 
-class VulkanBackend final : public Backend {
+class VulkanBackend final : public Backend, public std::enable_shared_from_this<VulkanBackend> {
 public:
     // Opens Vulkan device `device_index`; throws VulkanUnavailable when it cannot.
     explicit VulkanBackend(int device_index = 0);
@@ -51,7 +52,7 @@ public:
     bool host_addressable() const override { return false; }
     std::shared_ptr<void> allocate(size_t bytes) override;
     std::shared_ptr<void> allocate_shared(size_t bytes) override;
-    void preload(const Tensor& weight) override { locate(weight); }
+    std::shared_ptr<void> preload(const Tensor& weight) override;
     void copy_to_host(const void* data, size_t bytes, void* dst) const override;
     void run(std::span<Tensor* const> nodes, void* work, const NodeDone& done) override;
     void run_segment(std::span<Tensor* const> nodes, void* work, const NodeDone& done,
@@ -66,8 +67,9 @@ public:
     // The driver's statistics of the pipelines created so far (PipelineCache).
     std::vector<PipelineCache::Statistics> pipeline_statistics() const;
     // Where t's data is on the device; copies a weight or external leaf it
-    // has not seen to the device first.
-    DeviceSpan locate(const Tensor& t);
+    // has not seen to the device first. For a weight `holder` is set to what
+    // keeps its copy (the span is valid while it lives), else to nullptr.
+    DeviceSpan locate(const Tensor& t, std::shared_ptr<void>& holder);
     // Dispatches, barriers and copies of the last segment recorded.
     const RecordStats& last_record_stats() const { return last_stats_; }
     // Sets `bytes` of device memory at `offset` in `buffer` to zero, now (a
@@ -80,8 +82,13 @@ private:
     struct Region {
         size_t bytes = 0;
         DeviceAllocation allocation;
-        bool mirror = false;  // a device copy of a host leaf, released with the backend
+        bool mirror = false;  // a device copy of a host leaf: an external one released with the backend
         bool regrouped = false;  // a weight in its type's GPU layout: read back from the host copy
+        // A weight's copy, released and its region erased when the last
+        // handle or recorded plan holding it is gone (locate(); a backend
+        // owned by a shared_ptr, as every one is).
+        bool weight = false;
+        std::weak_ptr<void> holder;
     };
     struct Segment;
     struct SpareSubmitters;

@@ -121,7 +121,7 @@ BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block
 TEST(VulkanMoe, FusedBlockIsFourDispatchesInThreeLevels) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     const std::vector<float> x = test::random_floats(size_t(kDim), 7, 2.0f);
-    MoeBlock blocks[2];  // each its own weights: none at another's freed address
+    MoeBlock blocks[2];  // each run its own graph
     const BlockRun fused = run_block(vulkan, blocks[1], x, true), apart = run_block(vulkan, blocks[0], x, false);
     EXPECT_EQ(fused.ids, apart.ids);
     EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
@@ -153,7 +153,6 @@ TEST(VulkanMoe, NormedBlockComputesTheNormInItsReaders) {
 // every node on its own (12 dispatches).
 TEST(VulkanMoe, RouterRunsInTheOProjectionsLevel) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
-    // Every block alive throughout: none at another's freed address.
     MoeBlock blocks[4] = {MoeBlock(true, 1, true), MoeBlock(true, 1, true), MoeBlock(true, 3, true),
                           MoeBlock(true, 3, true)};
     for (const int64_t n : {1, 3}) {
