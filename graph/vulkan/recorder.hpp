@@ -7,10 +7,10 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_set>
-#include <memory>
 #include <vector>
 
 #include "graph/tensor.hpp"
@@ -44,7 +44,7 @@ public:
     Recorder(VulkanBackend& backend, VkCommandBuffer cb, std::vector<DeviceAllocation>& scratch_owner);
 
     VulkanDevice& device();
-    // Where t is on the device; a weight's copy is held (holds()) from then on.
+    // Where t is on the device; a weight's copy is held from then on (take_holds()).
     BoundTensor bind(const Tensor& t);
     // The weights' device copies the bindings so far read (VulkanBackend::locate):
     // whoever runs the commands holds them until the commands are gone.

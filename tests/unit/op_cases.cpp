@@ -261,6 +261,18 @@ Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residua
     return residual ? add(out, tessera::scale(x, 16.0f)) : out;
 }
 
+// matmul_id of n_expert experts of n_out rows by 256 of `type` over the
+// rms_norm of n tokens (with its gain where `gained`), each token's row read
+// by its `slots` slots, as Layer::moe_ffn's gate and up read the ffn norm.
+Tensor* experts_of_norm(Graph& g, GgmlType type, int64_t n_out, int64_t n_expert, int64_t slots, int64_t n,
+                        bool gained) {
+    constexpr int64_t k_in = 256;
+    Tensor* w = g.weight("w_experts", type, {k_in, n_out, n_expert, 1}, weights_of(type, k_in, n_out * n_expert).data());
+    Tensor* gain = gained ? in(g, "in_g", {k_in, 1, 1, 1}) : nullptr;
+    Tensor* h = rms_norm(in(g, "in_x", {k_in, n, 1, 1}), 1e-5f, gain);
+    return matmul_id(w, reshape(h, {k_in, 1, n, 1}), expert_ids(g, slots, n, n_expert));
+}
+
 // The mixture-of-experts ops (models/layer.cpp, Layer::moe_ffn): topk (ties,
 // k = 1, k = n, 128 experts choosing 8), moe_weights with and without
 // normalizing, moe_sum, and matmul_id for the weight types of MoE files with
@@ -319,29 +331,18 @@ void add_moe_cases(std::vector<OpCase>& v) {
         for (bool gained : {false, true})
             for (int64_t n : {1, 3, 40})
                 v.push_back({"matmul_id_" + name + "_n" + std::to_string(n) + (gained ? "_of_norm_gain" : "_of_norm"),
-                             [=](Graph& g) {
-                                 Tensor* w = g.weight("w_experts", type, {k_in, n_out, n_expert, 1},
-                                                      weights_of(type, k_in, n_out * n_expert).data());
-                                 Tensor* gain = gained ? in(g, "in_g", {k_in, 1, 1, 1}) : nullptr;
-                                 Tensor* h = rms_norm(in(g, "in_x", {k_in, n, 1, 1}), 1e-5f, gain);
-                                 return matmul_id(w, reshape(h, {k_in, 1, n, 1}), expert_ids(g, slots, n, n_expert));
-                             }, bound});
+                             [=](Graph& g) { return experts_of_norm(g, type, n_out, n_expert, slots, n, gained); },
+                             bound});
     }
     // Gate and up of many rows over their slots (Mixtral's), which the Vulkan
     // matvec gives wider workgroups (matmul_id.cpp's kWideExpertRows): 2
     // slots of 8192 rows, x the norm with its gain, one token and three.
     for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q4_K}) {
         if (find_quant_type(type) == nullptr) continue;
-        constexpr int64_t k_in = 256, n_out = 8192, n_expert = 3, slots = 2;
         for (int64_t n : {1, 3})
             v.push_back({"matmul_id_" + std::string(ggml_type_traits(type).name) + "_n" + std::to_string(n) +
                              "_wide_experts",
-                         [=](Graph& g) {
-                             Tensor* w = g.weight("w_experts", type, {k_in, n_out, n_expert, 1},
-                                                  weights_of(type, k_in, n_out * n_expert).data());
-                             Tensor* h = rms_norm(in(g, "in_x", {k_in, n, 1, 1}), 1e-5f, in(g, "in_g", {k_in, 1, 1, 1}));
-                             return matmul_id(w, reshape(h, {k_in, 1, n, 1}), expert_ids(g, slots, n, n_expert));
-                         }, 5e-4});
+                         [=](Graph& g) { return experts_of_norm(g, type, 8192, 3, 2, n, true); }, 5e-4});
     }
 }
 

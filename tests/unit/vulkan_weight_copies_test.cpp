@@ -94,11 +94,7 @@ size_t uploaded(const Backend& b) { return dynamic_cast<const VulkanBackend&>(b)
 // again, after the one before had let them go).
 TEST(VulkanWeightCopies, SessionsCopyTheirWeightsOnce) {
     TESSERA_REQUIRE_CONFORMANCE(conformance);
-    std::string why;
-    if (!test::try_vulkan_backend(why)) {
-        if (test::vulkan_required()) FAIL() << "no Vulkan device: " << why;
-        GTEST_SKIP() << "no Vulkan device: " << why;
-    }
+    TESSERA_VULKAN_OR_SKIP(device);  // the sessions open their own backends
     const model::Model m = model::Model::open((conformance / "models" / "stories260K-F32.gguf").string());
     const model::SessionOptions o{.n_ctx = 64, .backend = BackendKind::Vulkan};
     {

@@ -19,10 +19,6 @@ constexpr uint32_t kEpilogueConstant = 11, kWeightsConstant = 12, kSumAddendCons
 constexpr uint32_t kRouterTopk = 1, kExpertSum = 2, kRouterPartials = 3;
 constexpr uint32_t kWeightsStored = 0, kWeightsOfProbs = 1, kWeightsNormalized = 2;
 
-}  // namespace
-
-namespace {
-
 // The ranking's push constants (shaders/matvec_moe.glsl's ROUTER_TOPK and
 // ROUTER_PARTIALS): the topk's ids, their count, the softmax's scale.
 void rank_into(MatvecDispatch& d, const Tensor& topk, Recorder& rec) {
