@@ -19,11 +19,18 @@
 //      its piece over its slice's keys
 // The slices' sums meet in shared memory at the end.
 //
+// With Q_NORM_ROPE, q holds the query's rows as its matvec left them, before
+// a per-head rms_norm and the rope (Qwen3's and Gemma 3's q norm), which the
+// workgroup applies to its row while staging it, as head_norm_rope.comp
+// does (graph/vulkan/kernels/head_norm_rope.hpp): the head norm takes no
+// level of its own.
+//
 // graph/vulkan/kernels/attention.cpp picks this shader for a few tokens and
 // a head_dim that is a multiple of 4 and at most 4 per invocation.
 #include "common.glsl"
 #include "reduce.glsl"
 #include "attention_span.glsl"
+#include "rope.glsl"
 
 layout(constant_id = 1) const uint HEAD_DIM = 128;
 layout(constant_id = 2) const uint CHUNK = 256;  // keys per chunk
@@ -41,6 +48,10 @@ layout(constant_id = 6) const uint V_PIECES = 1;
 // power of 2 up to the subgroup size (graph/vulkan/kernels/attention.cpp).
 layout(constant_id = 4) const uint KEY_LANES = 8;
 #endif
+layout(constant_id = 7) const bool Q_NORM_ROPE = false;  // head_dim at most CHUNK then
+layout(constant_id = 8) const bool Q_NEOX = false;       // else pairs of neighbouring dims
+layout(constant_id = 9) const bool Q_FACTORS = false;    // per-pair frequency divisors (rope_freqs)
+layout(constant_id = 10) const bool Q_GAIN = false;      // the norm's weight row
 
 layout(binding = 0, scalar) readonly buffer Q { float q[]; };
 layout(binding = 1, scalar) readonly buffer K32 { vec4 k32[]; };
@@ -50,8 +61,10 @@ layout(binding = 2, scalar) readonly buffer V32 { vec4 v32[]; };
 layout(binding = 2, scalar) readonly buffer V16 { f16vec4 v16[]; };
 layout(binding = 2, scalar) readonly buffer V16x8 { uvec4 v16x8[]; };  // with V_PIECES 2
 layout(binding = 3, scalar) readonly buffer Pos { int positions[]; };
-layout(binding = 4, scalar) writeonly buffer O { vec4 o[]; };
-layout(binding = 4, scalar) writeonly buffer Partials { float partials[]; };  // with SPLIT_KEYS
+layout(binding = 4, scalar) readonly buffer QGain { float q_gain[]; };        // Q_GAIN; else q again
+layout(binding = 5, scalar) readonly buffer QFactors { float q_factors[]; };  // Q_FACTORS; else q again
+layout(binding = 6, scalar) writeonly buffer O { vec4 o[]; };
+layout(binding = 6, scalar) writeonly buffer Partials { float partials[]; };  // with SPLIT_KEYS
 
 #include "attention_decode_rows.glsl"
 
@@ -110,6 +123,51 @@ float scores(uint c0, uint seen, uint k0, uint first_row) {
 }
 #endif
 
+// Value d of the raw query row (staged in ps), normalized.
+float q_normed(uint d, float inv_rms) {
+    const float v = inv_rms * ps[d];
+    return Q_GAIN ? v * q_gain[p.q_gain_first + d] : v;
+}
+
+// The query row at q0 into qs, times scale; with Q_NORM_ROPE normalized and
+// rotated for position pos first (the raw row staged in ps, free until the
+// first chunk's scores).
+void stage_query(uint q0, int pos) {
+    const uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x;
+    if (!Q_NORM_ROPE) {
+        for (uint d = tid; d < D4; d += nt)
+            qs[d] = p.scale * vec4(q[q0 + 4 * d], q[q0 + 4 * d + 1], q[q0 + 4 * d + 2], q[q0 + 4 * d + 3]);
+        barrier();
+        return;
+    }
+    float sum = 0.0;
+    for (uint d = tid; d < HEAD_DIM; d += nt) {
+        const float v = q[q0 + d];
+        ps[d] = v;
+        sum += v * v;
+    }
+    const float inv_rms = inversesqrt(group_sum(sum) / float(HEAD_DIM) + p.q_eps);  // its barriers publish ps
+    const uint half_rot = p.q_rot / 2;
+    for (uint k = tid; k < HEAD_DIM / 2; k += nt) {
+        uint d0, d1;
+        vec2 v;
+        if (k < half_rot) {
+            d0 = Q_NEOX ? k : 2 * k;
+            d1 = Q_NEOX ? k + half_rot : 2 * k + 1;
+            const float divisor = Q_FACTORS ? q_factors[p.q_factors_first + k] : 1.0;
+            v = rope_pair(q_normed(d0, inv_rms), q_normed(d1, inv_rms), pos, k, p.q_freq_scale,
+                          p.q_log2_rate, divisor);
+        } else {
+            d0 = p.q_rot + 2 * (k - half_rot);
+            d1 = d0 + 1;
+            v = vec2(q_normed(d0, inv_rms), q_normed(d1, inv_rms));
+        }
+        qs[d0 / 4][d0 % 4] = p.scale * v.x;
+        qs[d1 / 4][d1 % 4] = p.scale * v.y;
+    }
+    barrier();  // qs complete, ps free
+}
+
 void main() {
     const uint tid = gl_LocalInvocationID.x, nt = gl_WorkGroupSize.x, row = flat_group();
     if (row >= decode_rows()) return;
@@ -121,10 +179,7 @@ void main() {
     const uint key_begin = SPLIT_KEYS == 0 ? 0 : min(gl_WorkGroupID.z * SPLIT_KEYS, n_keys);
     const uint key_end = SPLIT_KEYS == 0 ? n_keys : min(key_begin + SPLIT_KEYS, n_keys);
 
-    const uint q0 = at.q + head * p.q_nb1 + token * p.q_nb2;
-    for (uint d = tid; d < D4; d += nt)
-        qs[d] = p.scale * vec4(q[q0 + 4 * d], q[q0 + 4 * d + 1], q[q0 + 4 * d + 2], q[q0 + 4 * d + 3]);
-    barrier();
+    stage_query(at.q + head * p.q_nb1 + token * p.q_nb2, positions[at.pos + token]);
 
     const uint k0 = at.k + kv_head * p.k_nb2, v0 = at.v + kv_head * p.v_nb2;
     const uint load = tid % DV, slice = tid / DV;  // step 3's load of a value row and slice of the keys

@@ -16,6 +16,14 @@ layout(push_constant) uniform Push {
     uint window;    // 0: all n_kv rows
     uint n_seq;
     uint q_nb3, k_nb3, v_nb3, o_nb3;  // per sequence (positions: n_q per sequence)
+    // The decode shaders' query norm and rope (attention_decode.glsl's
+    // Q_NORM_ROPE): the norm's eps and where its gain starts; the rope's
+    // rotated dims, rate (rope.glsl's log2_rate), frequency scale and where
+    // its frequency factors start.
+    float q_eps;
+    uint q_gain_first, q_rot;
+    float q_log2_rate, q_freq_scale;
+    uint q_factors_first;
 } p;
 
 // The first elements of one sequence's tensors.

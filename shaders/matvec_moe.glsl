@@ -1,10 +1,7 @@
 // What a matvec of a mixture-of-experts block does once its rows are stored
-// (graph/vulkan/kernels/moe_matvec.hpp), so that work that needs every
-// row takes no dispatch and no level of its own: each workgroup, having
-// stored its rows, counts itself done on a counter; the workgroup that
-// completes the count (the last to finish) reads the rows the others stored
-// and does that work, then sets the counter back to zero for the next
-// submission of the recorded command buffer. No workgroup waits for another.
+// (graph/vulkan/kernels/moe_matvec.hpp), in the last workgroup to finish
+// them (shaders/matvec_last_group.glsl), so that work that needs every row
+// takes no dispatch and no level of its own:
 //
 //   ROUTER_TOPK  the rows are a router's logits, one counter per column
 //                group: the last workgroup of a group computes each of its
@@ -34,16 +31,9 @@
 //                topk into chosen[], as ROUTER_TOPK does: the router takes no
 //                level of its own.
 //
-// Written rows reach the last workgroup through coherent buffers: each
-// invocation's stores, then a device-scope memory barrier, then the
-// workgroup's barrier, then one atomic add on the counter; the last
-// workgroup reads after the add and another memory barrier.
-//
-// Included by matvec.glsl after matmul_args.glsl, before its main()s, which
-// call moe_epilogue() at their end from every invocation; includes
-// reduce.glsl, topk_rank.glsl and moe_weight_scale.glsl.
-const uint NO_EPILOGUE = 0, ROUTER_TOPK = 1, EXPERT_SUM = 2, ROUTER_PARTIALS = 3;
-layout(constant_id = 11) const uint EPILOGUE = NO_EPILOGUE;
+// Included by matvec.glsl after matvec_last_group.glsl, before its main()s,
+// which call moe_epilogue() at their end from every invocation; includes
+// topk_rank.glsl and moe_weight_scale.glsl.
 const bool ROUTER_RANKS = EPILOGUE == ROUTER_TOPK || EPILOGUE == ROUTER_PARTIALS;
 const uint WEIGHTS_STORED = 0, WEIGHTS_OF_PROBS = 1, WEIGHTS_NORMALIZED = 2;
 layout(constant_id = 12) const uint WEIGHTS = WEIGHTS_STORED;
@@ -51,12 +41,9 @@ layout(constant_id = 13) const bool SUM_ADDEND = false;
 layout(constant_id = 14) const float WEIGHT_SUM_FLOOR = 6.103515625e-5;  // kMoeWeightSumFloor
 layout(constant_id = 15) const bool ROUTER_GAIN = false;  // ROUTER_PARTIALS: the norm's gain, at x2[]
 
-// Y again, as the matvec stores it when it has an epilogue.
-layout(binding = 7, scalar) coherent buffer Stored { float stored[]; };
 // The second output: the topk's ids or the weighted sum; else y again.
 layout(binding = 8, scalar) writeonly buffer Chosen { int chosen[]; };
 layout(binding = 8, scalar) writeonly buffer Summed { float summed[]; };
-layout(binding = 9) coherent buffer Counters { uint counters[]; };  // from the binding's start; else y again
 // EXPERT_SUM: the weights or the router's probabilities (Factors' binding:
 // no rope then).
 layout(binding = 6, scalar) readonly buffer SlotWeights { float slot_w[]; };
@@ -90,31 +77,12 @@ uint router_experts() { return p.x2_nb1; }
 uint router_w_first() { return p.rope_firsts; }
 uint router_out_first() { return p.rot; }
 
-#define REDUCE_PARTIALS (ROUTER_RANKS ? gl_WorkGroupSize.x : 1)
-#include "reduce.glsl"
-
 const uint MAX_EXPERTS = 1024;  // graph/vulkan/kernels/moe_fusion.hpp's kMaxExperts
 const uint MAX_CHOSEN = 64;     // and kMaxChosen
 // A token's logits, then its probabilities (ROUTER_PARTIALS: the sum of
 // squares after them).
 shared float router_probs[ROUTER_RANKS ? MAX_EXPERTS + 1 : 1];
 shared float slot_weights[EPILOGUE == EXPERT_SUM ? MAX_CHOSEN : 1];
-shared bool completes;
-
-// Counts this workgroup done on counters[i], one of `of`; true, in every
-// invocation, for the workgroup that completes the count.
-bool last_to_finish(uint i, uint of) {
-    memoryBarrierBuffer();  // this invocation's stores, before the count
-    barrier();
-    if (gl_LocalInvocationID.x == 0) {
-        completes = atomicAdd(counters[i], 1u) == of - 1;
-        if (completes) atomicExchange(counters[i], 0u);  // every workgroup has counted
-    }
-    barrier();
-    memoryBarrierBuffer();  // the others' stores, before reading them
-    return completes;
-}
-
 // Where router_topk's token's ids go in chosen[]: it sets this for
 // topk_store, which topk_rank calls.
 uint chosen_row;
@@ -225,7 +193,7 @@ void moe_epilogue(uint row0, uint group_rows, uint col0) {
         router_partials(row0, group_rows, col0, row_groups);
         if (!last_to_finish(col_group(), row_groups)) return;
         for (uint c = col0; c < col0 + COLS && c < p.m; ++c) router_from_partials(c, row_groups);
-    } else {
+    } else if (EPILOGUE == EXPERT_SUM) {
         const uint k = p.ne2, t = batch_index() / k;  // slot j + k * t
         if (!last_to_finish(t * row_groups + flat_group(), k)) return;
         const float scale = slot_scale(t, k);

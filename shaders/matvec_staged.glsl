@@ -210,4 +210,5 @@ void main() {
     for (uint r = gl_SubgroupID * ROWS; r < GROUP_ROWS && first + r < p.n; r += gl_NumSubgroups * ROWS)
         rows_of_subgroup(first + r, col0);
     moe_epilogue(first, GROUP_ROWS, col0);
+    head_norm_epilogue(first, GROUP_ROWS, col0);
 }

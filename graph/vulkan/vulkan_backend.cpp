@@ -135,7 +135,7 @@ bool VulkanBackend::stores_inlined(const Tensor& node, std::span<Tensor* const> 
 
 bool VulkanBackend::computed_later(const Tensor& node, std::span<Tensor* const> readers,
                                    const ReadersOf& readers_of) const {
-    return vkk::moe_computed_later(node, readers, readers_of);
+    return vkk::moe_computed_later(node, readers, readers_of) || vkk::head_norm_computed_later(node, readers, readers_of);
 }
 
 void VulkanBackend::register_region(const void* base, size_t bytes, DeviceAllocation a, bool mirror) {

@@ -52,9 +52,11 @@
 // with the dot products and applied to them; or silu(x) * x2; or
 // gelu_tanh(x) * x2), and the rows may be rotated (ROPE: a pair of rows is in one workgroup; with
 // per-pair frequency divisors under ROPE_FACTORS) and stored into rows of a
-// cache chosen by ids (SCATTER, F32 or F16). In a MoE block, work that
-// needs every row may follow in the last workgroup to finish
-// (EPILOGUE: shaders/matvec_moe.glsl).
+// cache chosen by ids (SCATTER, F32 or F16). Work that needs rows of
+// several workgroups may follow in the last workgroup to finish them
+// (EPILOGUE: shaders/matvec_last_group.glsl; a MoE block's in
+// matvec_moe.glsl, k's head norm, rope and cache store in
+// matvec_head_norm.glsl).
 #include "common.glsl"
 #include "matmul_args.glsl"
 #include "rope.glsl"
@@ -69,7 +71,7 @@ const uint NO_ROPE = 0, ROPE_PLAIN = 1, ROPE_WITH_FACTORS = 2;
 layout(constant_id = 5) const uint ROPE_KIND = NO_ROPE;
 const bool ROPE = ROPE_KIND != NO_ROPE, ROPE_FACTORS = ROPE_KIND == ROPE_WITH_FACTORS;
 layout(constant_id = 6) const bool SCATTER = false;
-layout(constant_id = 7) const bool Y_F16 = false;  // SCATTER into an F16 cache
+layout(constant_id = 7) const bool Y_F16 = false;  // SCATTER (or HEAD_NORM_ROPE) into an F16 cache
 // matmul_id: each batch is one slot (token, chosen expert), whose expert id
 // is ids[ids_first + batch] (dst_ne1 experts; not with SCATTER).
 layout(constant_id = 10) const bool EXPERTS = false;
@@ -84,8 +86,10 @@ layout(binding = 5, scalar) readonly buffer Ids { int ids[]; };        // SCATTE
 layout(binding = 6, scalar) readonly buffer Factors { float factors[]; };  // ROPE_FACTORS; else x again
 layout(binding = 7, scalar) writeonly buffer Y { float y[]; };
 layout(binding = 7, scalar) writeonly buffer Y16 { float16_t y16[]; };
-// Bindings 8 and 9, and what binding 6 holds in a MoE block's matvecs.
+// Bindings 8 to 10, and what bindings 2, 4 and 6 hold, with an epilogue.
+#include "matvec_last_group.glsl"
 #include "matvec_moe.glsl"
+#include "matvec_head_norm.glsl"
 
 const bool NORMED = PROLOGUE == NORM || PROLOGUE == NORM_GAIN;
 // EXPERTS with swiglu: up is laid out as its gate (x) and read at x's
@@ -283,5 +287,6 @@ void main() {
     if (t < ROWS * COLS && row0 + r < p.n && col0 + c < p.m)
         finish(row0 + r, col0 + c, sum, ROPE ? totals[(r ^ 1) * COLS + c] : 0.0);
     moe_epilogue(row0, ROWS, col0);
+    head_norm_epilogue(row0, ROWS, col0);
 }
 #endif

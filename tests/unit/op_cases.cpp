@@ -382,6 +382,51 @@ void add_head_norm_rope_cases(std::vector<OpCase>& v) {
     }
 }
 
+// A layer's attention front with Qwen3's per-head q and k norms, as
+// Layer::self_attention builds it: q, k and v matvecs of the normed x, the
+// head norms and ropes, k and v into F16 caches of 40 rows (earlier rows
+// random), attention over the caches at positions 30... On Vulkan, for a few
+// tokens the k matvec normalizes, rotates and stores its heads in its last
+// workgroups, and the decode attention normalizes and rotates its query rows
+// (graph/vulkan/kernels/head_norm_rope.hpp); for 7 tokens q keeps its
+// head_norm_rope dispatch.
+Tensor* qk_normed_attention(Graph& g, GgmlType type, int64_t m, const RopeParams& rp, bool gains, bool factors) {
+    constexpr int64_t hd = 64, n_head = 4, n_head_kv = 2, n_embd = 256, rows = 40;
+    Tensor* x = rms_norm(in(g, "in_x", {n_embd, m, 1, 1}), 1e-5f, in(g, "in_attn_gain", {n_embd, 1, 1, 1}));
+    auto heads = [&](const char* name, int64_t count, int64_t salt) {
+        Tensor* w = g.weight(name, type, {n_embd, hd * count, 1, 1}, weights_of(type, n_embd, hd * count + salt).data());
+        return reshape(matmul(w, x), {hd, count, m, 1});
+    };
+    Tensor* pos = positions_from(g, 30, m);
+    Tensor* f = factors ? freq_factors(g, rp.n_rot / 2, 8.0f) : nullptr;
+    auto normed_rope = [&](Tensor* t, const char* gain) {
+        return rope(rms_norm(t, 1e-6f, gains ? in(g, gain, {hd, 1, 1, 1}) : nullptr), pos, rp, f);
+    };
+    Tensor* q = normed_rope(heads("w_q", n_head, 0), "in_q_gain");
+    Tensor* k = normed_rope(heads("w_k", n_head_kv, 1), "in_k_gain");
+    Tensor* v = heads("w_v", n_head_kv, 2);
+    auto store = [&](const char* cache, Tensor* t) {
+        Tensor* c = filled_f16_cache(g, cache, {hd, rows, n_head_kv, 1});
+        return set_rows(c, permute(t, {0, 2, 1, 3}), pos);
+    };
+    return attention(q, store("kc_qk_norm", k), store("vc_qk_norm", v), pos, 1.0f / std::sqrt(float(hd)));
+}
+
+void add_qk_normed_attention_cases(std::vector<OpCase>& v) {
+    const RopeParams neox{.n_rot = 64, .freq_base = 1000000, .freq_scale = 1, .mode = RopeMode::Neox};
+    const RopeParams part{.n_rot = 40, .freq_base = 10000, .freq_scale = 0.5f, .mode = RopeMode::Normal};
+    for (GgmlType type : {GgmlType::F32, GgmlType::Q8_0}) {  // the chunked matvec and the staged one
+        if (find_quant_type(type) == nullptr) continue;
+        const std::string name(ggml_type_traits(type).name);
+        for (int64_t m : {1, 3, 7})
+            v.push_back({"fused_qk_norm_attention_" + name + "_m" + std::to_string(m),
+                         [=](Graph& g) { return qk_normed_attention(g, type, m, neox, true, false); },
+                         type == GgmlType::F32 ? 1e-7 : 5e-4});
+    }
+    v.push_back({"fused_qk_norm_attention_part_factors_m1",
+                 [=](Graph& g) { return qk_normed_attention(g, GgmlType::F32, 1, part, false, true); }, 1e-7});
+}
+
 // Cases of windowed_attention: prompt (the tiled shader, on tensor-core
 // devices attention_coopmat.comp for F16) and decode shapes
 // (attention_decode.glsl, split over workgroups from 512 rows), F16 and
@@ -756,6 +801,7 @@ std::vector<OpCase> op_cases() {
                      }, 5e-4});
     add_moe_cases(v);
     add_head_norm_rope_cases(v);
+    add_qk_normed_attention_cases(v);
     return v;
 }
 

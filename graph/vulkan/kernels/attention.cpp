@@ -10,7 +10,9 @@
 #include <bit>
 #include <optional>
 
+#include "graph/vulkan/kernels/attention_decode.hpp"
 #include "graph/vulkan/kernels/half_copy.hpp"
+#include "graph/vulkan/kernels/head_norm_rope.hpp"
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/recorder.hpp"
@@ -27,8 +29,6 @@ constexpr uint32_t kGroup = 128;
 // Tiles stay at 32 keys: 64 where they fit gained nothing
 // (docs/measured-choices.md#prompt-attention).
 constexpr uint32_t kMaxRows = 32;
-// attention_decode.glsl's workgroup and keys per chunk.
-constexpr uint32_t kDecodeGroup = 256, kDecodeChunk = 256;
 // From this many cached positions on, a decode row's keys are split over
 // workgroups of kDecodeChunk keys each, whose partial results a second
 // dispatch joins: one workgroup per row walked a long context's chunks one
@@ -64,6 +64,11 @@ struct Push {
     uint32_t window;  // 0: all n_kv rows
     uint32_t n_seq;
     uint32_t q_nb3, k_nb3, v_nb3, o_nb3;  // per sequence
+    // The decode shaders' query norm and rope (Q_NORM_ROPE).
+    float q_eps = 0;
+    uint32_t q_gain_first = 0, q_rot = 0;
+    float q_log2_rate = 0, q_freq_scale = 0;
+    uint32_t q_factors_first = 0;
 
     // The same with K's and V's firsts and strides (and the output's, with
     // `out`) counted in 4-value pieces, for shaders that load whole pieces.
@@ -113,47 +118,66 @@ void record(const Tensor& out, Recorder& rec) {
     const Tensor &q = *out.src[0], &k = *out.src[1], &v = *out.src[2], &pos = *out.src[3];
     const uint32_t kv_bytes = k.type == GgmlType::F16 ? 2 : 4;
     const AttentionParams& params = out.param<AttentionParams>();
-    const BoundTensor bq = rec.bind(q), bk = rec.bind(k), bv = rec.bind(v), bpos = rec.bind(pos),
-                      bo = rec.bind(out);
-    const Push push{uint32_t(q.ne[2]),
-                    uint32_t(q.ne[1]),
-                    uint32_t(k.ne[2]),
-                    uint32_t(k.ne[1]),
-                    bq.first(4),
-                    uint32_t(q.nb[1] / 4),
-                    uint32_t(q.nb[2] / 4),
-                    bk.first(kv_bytes),
-                    uint32_t(k.nb[1] / kv_bytes),
-                    uint32_t(k.nb[2] / kv_bytes),
-                    bv.first(kv_bytes),
-                    uint32_t(v.nb[1] / kv_bytes),
-                    uint32_t(v.nb[2] / kv_bytes),
-                    bo.first(4),
-                    uint32_t(out.nb[1] / 4),
-                    uint32_t(out.nb[2] / 4),
-                    bpos.first(4),
-                    params.scale,
-                    params.softcap,
-                    // A window of all the rows or more is no window (ops/attention.hpp).
-                    params.window > 0 && params.window < k.ne[1] ? uint32_t(params.window) : 0,
-                    uint32_t(q.ne[3]),
-                    uint32_t(q.nb[3] / 4),
-                    uint32_t(k.nb[3] / kv_bytes),
-                    uint32_t(v.nb[3] / kv_bytes),
-                    uint32_t(out.nb[3] / 4)};
+    const BoundTensor bk = rec.bind(k), bv = rec.bind(v), bpos = rec.bind(pos), bo = rec.bind(out);
     const uint32_t head_dim = uint32_t(q.ne[0]);
-    const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
-    // Every shader numbers its workgroups sequence by sequence: a batch of
-    // sequences is one dispatch.
-    const uint64_t n_seq = uint64_t(q.ne[3]), kv_heads = n_seq * uint64_t(k.ne[2]);
     // A token or a few (generation): a workgroup per query row or split of
     // its keys (attention_decode.glsl) where K, V and the output are in 4-value
     // pieces; else attention.comp, where for a prompt up to kMaxRows rows
     // share each tile of keys they load.
-    const bool few_tokens = q.ne[2] <= 4;
+    const bool few_tokens = q.ne[2] <= kDecodeMaxTokens;
     const uint32_t piece = 4 * kv_bytes;
     const bool kv_pieces = whole_pieces(bk, k, piece) && whole_pieces(bv, v, piece);
-    if (few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces && whole_pieces(bo, out, 16)) {
+    const bool decode = few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces &&
+                        whole_pieces(bo, out, 16);
+    // The query: its rows; for an inlined rope of a head norm, on the decode
+    // path the rows the norm reads (the shader normalizes and rotates them),
+    // else the rope's rows computed into scratch memory first.
+    const std::optional<HeadNormRope> q_norm = q.inlined ? head_norm_rope(q) : std::nullopt;
+    const QueryNormRope q_rot = q_norm && decode ? query_norm_rope(*q_norm, rec) : QueryNormRope{};  // rows: nullptr where not
+    const Tensor& q_rows = q_rot.rows ? *q_rot.rows : q;
+    const BoundTensor bq = q_rot.rows ? q_rot.bound_rows : q_norm ? record_head_norm_rope_into_scratch(*q_norm, rec) : rec.bind(q);
+    Push push{uint32_t(q.ne[2]),
+              uint32_t(q.ne[1]),
+              uint32_t(k.ne[2]),
+              uint32_t(k.ne[1]),
+              bq.first(4),
+              uint32_t(q_rows.nb[1] / 4),
+              uint32_t(q_rows.nb[2] / 4),
+              bk.first(kv_bytes),
+              uint32_t(k.nb[1] / kv_bytes),
+              uint32_t(k.nb[2] / kv_bytes),
+              bv.first(kv_bytes),
+              uint32_t(v.nb[1] / kv_bytes),
+              uint32_t(v.nb[2] / kv_bytes),
+              bo.first(4),
+              uint32_t(out.nb[1] / 4),
+              uint32_t(out.nb[2] / 4),
+              bpos.first(4),
+              params.scale,
+              params.softcap,
+              // A window of all the rows or more is no window (ops/attention.hpp).
+              params.window > 0 && params.window < k.ne[1] ? uint32_t(params.window) : 0,
+              uint32_t(q.ne[3]),
+              uint32_t(q_rows.nb[3] / 4),
+              uint32_t(k.nb[3] / kv_bytes),
+              uint32_t(v.nb[3] / kv_bytes),
+              uint32_t(out.nb[3] / 4)};
+    const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
+    // Every shader numbers its workgroups sequence by sequence: a batch of
+    // sequences is one dispatch.
+    const uint64_t n_seq = uint64_t(q.ne[3]), kv_heads = n_seq * uint64_t(k.ne[2]);
+    if (decode) {
+        BoundTensor gain = bq, factors = bq;
+        if (q_rot.rows) {
+            gain = q_rot.gain;
+            factors = q_rot.factors;
+            push.q_eps = q_rot.eps;
+            push.q_gain_first = gain.first(4);
+            push.q_rot = q_rot.n_rot;
+            push.q_log2_rate = q_rot.log2_rate;
+            push.q_freq_scale = q_rot.freq_scale;
+            push.q_factors_first = factors.first(4);
+        }
         const uint32_t lanes = decode_key_lanes(rec.device().info(), k, bk, head_dim);
         const char* shader = lanes != 0 ? "attention_decode_lanes" : "attention_decode";
         const uint64_t rows = kv_heads * rows_per_kv_head;
@@ -161,13 +185,23 @@ void record(const Tensor& out, Recorder& rec) {
         const uint32_t f16 = k.type == GgmlType::F16, split_keys = splits > 1 ? kDecodeChunk : 0;
         // Values of an F16 V in 16-byte loads where its rows are so aligned.
         const uint32_t v_pieces = v.type == GgmlType::F16 && head_dim % 8 == 0 && whole_pieces(bv, v, 16) ? 2 : 1;
-        const std::vector<uint32_t> spec{kDecodeGroup, head_dim, kDecodeChunk, f16, lanes, split_keys, v_pieces};
+        const std::vector<uint32_t> spec{kDecodeGroup,
+                                         head_dim,
+                                         kDecodeChunk,
+                                         f16,
+                                         lanes,
+                                         split_keys,
+                                         v_pieces,
+                                         uint32_t(q_rot.rows != nullptr),
+                                         uint32_t(q_rot.neox),
+                                         uint32_t(q_rot.has_factors),
+                                         uint32_t(q_rot.has_gain)};
         if (splits == 1) {
-            rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {bo}, push.in_pieces(true), rows);
+            rec.dispatch(shader, spec, {bq, bk, bv, bpos, gain, factors}, {bo}, push.in_pieces(true), rows);
             return;
         }
         const BoundTensor partials = rec.scratch(rows * splits * (head_dim + 2) * sizeof(float));
-        rec.dispatch(shader, spec, {bq, bk, bv, bpos}, {partials}, push.in_pieces(true), rows, splits);
+        rec.dispatch(shader, spec, {bq, bk, bv, bpos, gain, factors}, {partials}, push.in_pieces(true), rows, splits);
         rec.dispatch("attention_decode_join", {kJoinGroup, head_dim, kDecodeChunk}, {partials}, {bo}, push.in_pieces(true), rows);
         return;
     }

@@ -16,17 +16,6 @@ namespace {
 
 bool one_batch(const Tensor& t) { return t.ne[2] == 1 && t.ne[3] == 1; }
 
-// A matmul the matvec kernel runs: few tokens, one batch.
-bool is_matvec(const Tensor& t) {
-    return is(t, ops::kMatmul) && t.src[1]->ne[1] <= kMatvecMaxTokens && one_batch(t) && kMatmul.supports(t);
-}
-
-// v is `of` [n, tokens] seen as heads [head_dim, n / head_dim, tokens].
-bool is_head_reshape(const Tensor& v, const Tensor& of) {
-    return v.is_view() && v.src[0] == &of && v.view_offset == 0 && of.is_contiguous() && v.is_contiguous() &&
-           v.ne[0] * v.ne[1] == of.ne[0] && v.ne[2] == of.ne[1] && v.ne[3] == 1;
-}
-
 // A rope whose pairs are neighbouring rows of its source: a pair is in one
 // matvec workgroup (an even number of rows per workgroup). Not one with an
 // attn_factor: the matvec's push constants have no room left for it, and the
@@ -54,6 +43,15 @@ FusedMatvec with_prologue(const Tensor& matmul) {
 }
 
 }  // namespace
+
+bool is_matvec(const Tensor& t) {
+    return is(t, ops::kMatmul) && t.src[1]->ne[1] <= kMatvecMaxTokens && one_batch(t) && kMatmul.supports(t);
+}
+
+bool is_head_reshape(const Tensor& v, const Tensor& of) {
+    return v.is_view() && v.src[0] == &of && v.view_offset == 0 && of.is_contiguous() && v.is_contiguous() &&
+           v.ne[0] * v.ne[1] == of.ne[0] && v.ne[2] == of.ne[1] && v.ne[3] == 1;
+}
 
 bool is_head_permute(const Tensor& v, const Tensor& of) {
     return v.is_view() && v.src[0] == &of && v.view_offset == 0 && of.is_contiguous() && of.ne[3] == 1 &&

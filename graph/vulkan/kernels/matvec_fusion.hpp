@@ -54,6 +54,10 @@ bool inlines(const Tensor& node, std::span<Tensor* const> readers);
 // moe_fusion.hpp) ask of the nodes they match:
 // whether t is a node of op,
 inline bool is(const Tensor& t, const OpDef& op) { return t.op == &op; }
+// whether t is a matmul the matvec kernel runs (few tokens, one batch),
+bool is_matvec(const Tensor& t);
+// whether v is `of` [n, tokens] seen as heads [head_dim, n / head_dim, tokens],
+bool is_head_reshape(const Tensor& v, const Tensor& of);
 // whether v is heads [head_dim, n_head, tokens] `of` with dims 1 and 2
 // swapped: the rows set_rows sends to cache row ids[token] of each head,
 bool is_head_permute(const Tensor& v, const Tensor& of);
