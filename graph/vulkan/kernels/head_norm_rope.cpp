@@ -26,6 +26,11 @@ constexpr uint32_t kGroup = 64;
 constexpr uint32_t kYF16Constant = 7, kEpilogueConstant = 11, kNeoxConstant = 16, kFactorsConstant = 17,
                    kGainConstant = 18;
 constexpr uint32_t kHeadNormRope = 4;
+// Rows per subgroup of k's matvec when its last workgroups normalize,
+// rotate and store its heads: 1 instead of kStagedRows, twice the
+// workgroups each done sooner, so that the last one of each head finishes
+// while q's rows still stream (docs/measured-choices.md#rows-of-ks-matvec).
+constexpr uint32_t kHeadNormStagedRows = 1;
 
 struct Push {  // shaders/head_norm_rope.comp
     uint32_t head_dim, n_head, n_rot, rows;
@@ -75,6 +80,8 @@ void record_head_norm_matvec(const HeadNormRope& f, const Tensor& mm, Recorder& 
     const bool f16 = cache.type == GgmlType::F16, gain = norm.src.size() > 1;
     const uint32_t elem = f16 ? 2 : 4, head_dim = uint32_t(rope.ne[0]);
     MatvecDispatch d = matvec_dispatch(*fused_matvec(mm), rec);
+    override_staged_rows(d.launch, rec.device(), kHeadNormStagedRows);
+    d.groups = groups_of(d.push.n, d.launch.group_rows);
     const BoundTensor bcache = rec.bind(cache), bpos = rec.bind(*rope.src[1]), bids = rec.bind(*cache.src[2]);
     if (gain) {
         d.reads[2] = rec.bind(*norm.src[1]);

@@ -113,7 +113,7 @@ MatvecDispatch expert_matvec_dispatch(const Tensor& y, Recorder& rec) {
                       {0, prologue, 0, 0, 0});
     set_spec(launch.spec, kExpertsConstant, 1);
     const uint32_t z = uint32_t(y.ne[1] * y.ne[2]);
-    if (!glu && uint64_t(push.n) * z >= kWideExpertRows) widen_staged_rows(launch, rec.device(), kWideStagedRows);
+    if (!glu && uint64_t(push.n) * z >= kWideExpertRows) override_staged_rows(launch, rec.device(), kWideStagedRows);
     return {launch,
             push,
             {bw, bx, bx, bx2, bx, bids, bx},

@@ -123,7 +123,7 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
     return launch;
 }
 
-void widen_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows) {
+void override_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows) {
     if (launch.staged && launch.spec[1] == kStagedRows) set_staged_rows(launch, device, rows);
 }
 
