@@ -21,14 +21,15 @@ BatchSession::BatchSession(const Model& model, SessionOptions options, int64_t n
     : model_(model),
       options_(options),
       cache_(model, context_that_fits(model, options, n_seq), options.kv_type, options.batch, n_seq),
-      backends_(session_backends(options).backends),
-      split_(split_between_devices(model, cache_, options, backends_)),
       n_past_(size_t(n_seq), 0) {
+    BackendSet set = session_backends(options);
+    backends_ = std::move(set.backends);
+    notice_ = std::move(set.notice);
+    split_ = split_between_devices(model_, cache_, options_, backends_);
     // Each prompt is a plan of its own: without these handles the weights
-    // would leave the device with each prompt's plan. The notice is
-    // dropped: backend() says where the batch runs.
-    std::string notice;
-    if (!split_) weight_copies_ = preload_weights(model_, cache_, options_, backends_, notice);
+    // would leave the device with each prompt's plan.
+    if (split_) notice_ += (notice_.empty() ? "" : "\n") + split_->describe();
+    else weight_copies_ = preload_weights(model_, cache_, options_, backends_, notice_);
 }
 
 BatchSession::~BatchSession() = default;

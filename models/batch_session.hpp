@@ -8,6 +8,8 @@
 
 #include <memory>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/backend.hpp"
@@ -47,6 +49,11 @@ public:
     int64_t truncate(int64_t seq, int64_t n_past);
 
     const Backend& backend() const { return *backends_.front(); }
+    // Why the batch runs elsewhere than asked (--backend auto without a
+    // usable device, or one too small: "...: running on the CPU") or how it
+    // is split between devices, as Session::take_notice says; empty when
+    // neither. Empty after the first call.
+    std::string take_notice() { return std::exchange(notice_, {}); }
 
 private:
     struct Plan;  // a planned pass (batch_session.cpp)
@@ -63,6 +70,7 @@ private:
     std::vector<std::shared_ptr<void>> weight_copies_;  // with one device (preload_weights)
     std::vector<int64_t> n_past_;
     std::unique_ptr<Plan> decode_plan_;
+    std::string notice_;
 };
 
 }  // namespace tessera::model

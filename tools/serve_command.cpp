@@ -4,8 +4,10 @@
 // running requests and stop it cleanly.
 #include <pthread.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <string>
 #include <thread>
 
 #include "support/error.hpp"
@@ -50,11 +52,18 @@ void serve(const ServeOptions& o) {
     serve::Service service(*m, options);
     if (!service.chat_template().warning().empty())
         std::fprintf(stderr, "warning: %s\n", service.chat_template().warning().c_str());
+    const std::string notice = service.engine().notice();
+    for (size_t at = 0; at < notice.size();) {  // a line each
+        const size_t end = std::min(notice.find('\n', at), notice.size());
+        std::fprintf(stderr, "tessera serve: %s\n", notice.substr(at, end - at).c_str());
+        at = end + 1;
+    }
     const int port = service.bind();
     const bool ipv6 = o.host.find(':') != std::string::npos;
-    std::fprintf(stderr, "tessera serve: listening on http://%s%s%s:%d/ (%d slot%s of %lld tokens, queue %d; Ctrl-C stops)\n",
+    std::fprintf(stderr,
+                 "tessera serve: listening on http://%s%s%s:%d/ (%d slot%s of %lld tokens, queue %d, on %s; Ctrl-C stops)\n",
                  ipv6 ? "[" : "", o.host.c_str(), ipv6 ? "]" : "", port, o.parallel, o.parallel > 1 ? "s" : "",
-                 static_cast<long long>(service.engine().n_ctx()), o.queue);
+                 static_cast<long long>(service.engine().n_ctx()), o.queue, service.engine().runs_on().c_str());
     bool listened = true;
     std::thread http([&] {
         listened = service.run();

@@ -189,8 +189,9 @@ VulkanDevice::VulkanDevice(int index) {
     const auto devices = physical_devices();
     if (devices.empty()) throw VulkanUnavailable("no Vulkan device found (on Debian, lavapipe runs Vulkan on the CPU: apt-get install mesa-vulkan-drivers)");
     if (index < 0 || size_t(index) >= devices.size())
-        throw VulkanUnavailable("no Vulkan device " + std::to_string(index) + ": there are " +
-                                std::to_string(devices.size()) + " (see `tessera devices`)");
+        throw VulkanUnavailable("no Vulkan device " + std::to_string(index) + ": there " +
+                                (devices.size() == 1 ? "is 1" : "are " + std::to_string(devices.size())) +
+                                " (see `tessera devices`)");
     physical_ = devices[size_t(index)];
     info_ = describe_device(physical_, index);
     if (!info_.missing.empty())

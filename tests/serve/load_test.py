@@ -127,6 +127,8 @@ def main():
                         ["--parallel", str(args.parallel), "--ctx", str(args.ctx), "--queue", str(2 * args.clients)])
         port = server.port
     failures = []
+    if server and not any("listening on" in line and ", on cpu;" in line for line in server.log):
+        failures.append("the startup line does not say the server runs on the CPU: " + "".join(server.log))
     try:
         requests = [request_for(i, args.ctx) for i in range(args.clients)]
         # Every deterministic request's answer alone, one at a time.

@@ -116,5 +116,20 @@ TEST(BatchSession, BadRequestsAreRefusedByName) {
     EXPECT_THROW(batch.decode({&beyond, 1}), Error);
 }
 
+// --backend auto whose device cannot be had falls back to the CPU, as a
+// Session does, and says so once (a server prints it): not silently.
+TEST(BatchSession, AutoWithoutItsDeviceRunsOnTheCpuAndSaysSo) {
+    TESSERA_REQUIRE_CONFORMANCE(conformance);
+    const Model m = Model::open((conformance / "models" / "stories260K-F32.gguf").string());
+    BatchSession batch(m, {.n_ctx = 16, .backend = BackendKind::Auto, .device = 99}, 2);
+    EXPECT_EQ(batch.backend().name(), "cpu");
+    const std::string notice = batch.take_notice();
+    EXPECT_NE(notice.find("Vulkan unavailable"), std::string::npos) << notice;
+    EXPECT_NE(notice.find("running on the CPU"), std::string::npos) << notice;
+    EXPECT_EQ(batch.take_notice(), "");
+    BatchSession asked(m, {.n_ctx = 16}, 2);  // the CPU as asked: nothing to say
+    EXPECT_EQ(asked.take_notice(), "");
+}
+
 }  // namespace
 }  // namespace tessera::model

@@ -43,6 +43,8 @@ public:
     bool shutting_down() const override { return inner_.shutting_down(); }
     EngineStats stats() const override { return inner_.stats(); }
     int64_t n_ctx() const override { return inner_.n_ctx(); }
+    std::string runs_on() const override { return inner_.runs_on(); }
+    std::string notice() const override { return inner_.notice(); }
 
 private:
     Engine& inner_;

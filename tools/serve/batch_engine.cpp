@@ -16,10 +16,17 @@ size_t shared_start(const std::vector<int32_t>& cached, const std::vector<int32_
 
 BatchEngine::BatchEngine(const model::Model& model, const tokenizer::Tokenizer& tokenizer, BatchEngineOptions options)
     : tokenizer_(tokenizer), end_tokens_(end_tokens(tokenizer)),
-      batch_(model, options.session, std::max(1, options.slots)), slots_(size_t(batch_.n_seq())),
+      batch_(model, options.session, std::max(1, options.slots)), notice_(batch_.take_notice()),
+      slots_(size_t(batch_.n_seq())),
       queue_(options.queue_limit) {
     for (size_t i = 0; i < slots_.size(); ++i) slots_[i].seq = int64_t(i);
     if (options.warm_up) warm_up();
+}
+
+std::string BatchEngine::runs_on() const {
+    const Backend& b = batch_.backend();
+    const std::string device = b.device_name();
+    return std::string(b.name()) + (device.empty() ? "" : ", " + device);
 }
 
 // The passes a server runs (a prompt chunk, a decode step of every slot),

@@ -48,6 +48,8 @@ public:
     bool shutting_down() const override { return shutting_down_; }
     EngineStats stats() const override;
     int64_t n_ctx() const override { return batch_.n_ctx(); }
+    std::string runs_on() const override;
+    std::string notice() const override { return notice_; }
 
 private:
     struct Slot {
@@ -77,6 +79,7 @@ private:
     const tokenizer::Tokenizer& tokenizer_;
     std::unordered_set<int32_t> end_tokens_;  // EOS and the chat templates' end-of-turn tokens
     model::BatchSession batch_;
+    std::string notice_;  // batch_'s
     std::vector<Slot> slots_;
     JobQueue queue_;
     std::atomic<int> busy_{0};

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tools/serve/job.hpp"
@@ -43,6 +44,12 @@ public:
 
     virtual EngineStats stats() const = 0;
     virtual int64_t n_ctx() const = 0;  // positions one sequence may use
+    // Where the model runs, for the server's log: the backend, and its
+    // device where it has one ("vulkan, NVIDIA H200").
+    virtual std::string runs_on() const = 0;
+    // Why it runs elsewhere than asked (a fall-back to the CPU) or how it is
+    // split between devices; empty when neither.
+    virtual std::string notice() const = 0;
 };
 
 }  // namespace tessera::serve

@@ -150,7 +150,6 @@ void dispatch_head_norm_rope(const HeadNormRope& f, const Tensor& out, const Bou
     rec.dispatch("head_norm_rope", spec, {bx, bw, bpos, bfactors, bids}, {by}, push, rows);
 }
 
-
 }  // namespace
 
 bool head_norm_inlines(const Tensor& node, std::span<Tensor* const> readers) {
