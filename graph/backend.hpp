@@ -91,7 +91,8 @@ public:
     // Whether a node that inlines() left alone is computed all the same, and
     // stored, by the kernel of a later node that its readers' inlining leads
     // to (a MoE layer's o projection, by the topk that ranks the router
-    // reading it through an inlined norm). Asked after every node's inlines(),
+    // reading it through an inlined norm; k's matvec, by the cache store of
+    // its normed, rotated heads). Asked after every node's inlines(),
     // producers first, with `readers_of` to look past the node's readers; the
     // node is then inlined and stored.
     virtual bool computed_later(const Tensor& node, std::span<Tensor* const> readers,

@@ -114,6 +114,62 @@ uint32_t shared_bytes(uint32_t head_dim, uint32_t rows, uint32_t tile) {
     return 16 * (rows * vec4s + tile * (vec4s + 1)) + 4 * (rows * tile + 5 * rows);
 }
 
+// The query rows an attention reads: q's own, or for an inlined rope of a
+// head norm the rows the norm reads where the decode shader normalizes and
+// rotates them itself (norm_rope.rows set), else the rope's rows computed
+// into scratch memory first (head_norm_rope.hpp).
+struct Query {
+    BoundTensor bound;
+    const Tensor* layout;  // of the rows bound
+    QueryNormRope norm_rope;
+};
+
+Query bind_query(const Tensor& q, bool decode, Recorder& rec) {
+    if (!q.inlined) return {rec.bind(q), &q, {}};
+    const HeadNormRope f = *head_norm_rope(q);
+    if (!decode) return {record_head_norm_rope_into_scratch(f, rec), &q, {}};
+    QueryNormRope n = query_norm_rope(f, rec);
+    return {n.bound_rows, n.rows, n};
+}
+
+// attention_decode.glsl for `rows` query rows (a workgroup each, or one per
+// split of its keys with a join after), q normalized and rotated in it where
+// `query` says so.
+void record_decode(const Tensor& out, Push push, const Query& query, const BoundTensor& bk, const BoundTensor& bv,
+                   const BoundTensor& bpos, const BoundTensor& bo, uint64_t rows, Recorder& rec) {
+    const Tensor &k = *out.src[1], &v = *out.src[2];
+    const uint32_t head_dim = uint32_t(out.ne[0]);
+    const QueryNormRope& n = query.norm_rope;
+    BoundTensor gain = query.bound, factors = query.bound;
+    if (n.rows) {
+        gain = n.gain;
+        factors = n.factors;
+        push.q_eps = n.eps;
+        push.q_gain_first = gain.first(4);
+        push.q_rot = n.n_rot;
+        push.q_log2_rate = n.log2_rate;
+        push.q_freq_scale = n.freq_scale;
+        push.q_factors_first = factors.first(4);
+    }
+    const uint32_t lanes = decode_key_lanes(rec.device().info(), k, bk, head_dim);
+    const char* shader = lanes != 0 ? "attention_decode_lanes" : "attention_decode";
+    const uint32_t splits = k.ne[1] >= kSplitFromKeys ? uint32_t((k.ne[1] + kDecodeChunk - 1) / kDecodeChunk) : 1;
+    const uint32_t f16 = k.type == GgmlType::F16, split_keys = splits > 1 ? kDecodeChunk : 0;
+    // Values of an F16 V in 16-byte loads where its rows are so aligned.
+    const uint32_t v_pieces = v.type == GgmlType::F16 && head_dim % 8 == 0 && whole_pieces(bv, v, 16) ? 2 : 1;
+    const std::vector<uint32_t> spec{kDecodeGroup, head_dim, kDecodeChunk, f16, lanes, split_keys, v_pieces,
+                                     // Q_NORM_ROPE and its kind
+                                     uint32_t(n.rows != nullptr), uint32_t(n.neox), uint32_t(n.has_factors),
+                                     uint32_t(n.has_gain)};
+    if (splits == 1) {
+        rec.dispatch(shader, spec, {query.bound, bk, bv, bpos, gain, factors}, {bo}, push.in_pieces(true), rows);
+        return;
+    }
+    const BoundTensor partials = rec.scratch(rows * splits * (head_dim + 2) * sizeof(float));
+    rec.dispatch(shader, spec, {query.bound, bk, bv, bpos, gain, factors}, {partials}, push.in_pieces(true), rows, splits);
+    rec.dispatch("attention_decode_join", {kJoinGroup, head_dim, kDecodeChunk}, {partials}, {bo}, push.in_pieces(true), rows);
+}
+
 void record(const Tensor& out, Recorder& rec) {
     const Tensor &q = *out.src[0], &k = *out.src[1], &v = *out.src[2], &pos = *out.src[3];
     const uint32_t kv_bytes = k.type == GgmlType::F16 ? 2 : 4;
@@ -129,82 +185,39 @@ void record(const Tensor& out, Recorder& rec) {
     const bool kv_pieces = whole_pieces(bk, k, piece) && whole_pieces(bv, v, piece);
     const bool decode = few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces &&
                         whole_pieces(bo, out, 16);
-    // The query: its rows; for an inlined rope of a head norm, on the decode
-    // path the rows the norm reads (the shader normalizes and rotates them),
-    // else the rope's rows computed into scratch memory first.
-    const std::optional<HeadNormRope> q_norm = q.inlined ? head_norm_rope(q) : std::nullopt;
-    const QueryNormRope q_rot = q_norm && decode ? query_norm_rope(*q_norm, rec) : QueryNormRope{};  // rows: nullptr where not
-    const Tensor& q_rows = q_rot.rows ? *q_rot.rows : q;
-    const BoundTensor bq = q_rot.rows ? q_rot.bound_rows : q_norm ? record_head_norm_rope_into_scratch(*q_norm, rec) : rec.bind(q);
-    Push push{uint32_t(q.ne[2]),
-              uint32_t(q.ne[1]),
-              uint32_t(k.ne[2]),
-              uint32_t(k.ne[1]),
-              bq.first(4),
-              uint32_t(q_rows.nb[1] / 4),
-              uint32_t(q_rows.nb[2] / 4),
-              bk.first(kv_bytes),
-              uint32_t(k.nb[1] / kv_bytes),
-              uint32_t(k.nb[2] / kv_bytes),
-              bv.first(kv_bytes),
-              uint32_t(v.nb[1] / kv_bytes),
-              uint32_t(v.nb[2] / kv_bytes),
-              bo.first(4),
-              uint32_t(out.nb[1] / 4),
-              uint32_t(out.nb[2] / 4),
-              bpos.first(4),
-              params.scale,
-              params.softcap,
-              // A window of all the rows or more is no window (ops/attention.hpp).
-              params.window > 0 && params.window < k.ne[1] ? uint32_t(params.window) : 0,
-              uint32_t(q.ne[3]),
-              uint32_t(q_rows.nb[3] / 4),
-              uint32_t(k.nb[3] / kv_bytes),
-              uint32_t(v.nb[3] / kv_bytes),
-              uint32_t(out.nb[3] / 4)};
+    const Query query = bind_query(q, decode, rec);
+    const BoundTensor& bq = query.bound;
+    const Push push{uint32_t(q.ne[2]),
+                    uint32_t(q.ne[1]),
+                    uint32_t(k.ne[2]),
+                    uint32_t(k.ne[1]),
+                    bq.first(4),
+                    uint32_t(query.layout->nb[1] / 4),
+                    uint32_t(query.layout->nb[2] / 4),
+                    bk.first(kv_bytes),
+                    uint32_t(k.nb[1] / kv_bytes),
+                    uint32_t(k.nb[2] / kv_bytes),
+                    bv.first(kv_bytes),
+                    uint32_t(v.nb[1] / kv_bytes),
+                    uint32_t(v.nb[2] / kv_bytes),
+                    bo.first(4),
+                    uint32_t(out.nb[1] / 4),
+                    uint32_t(out.nb[2] / 4),
+                    bpos.first(4),
+                    params.scale,
+                    params.softcap,
+                    // A window of all the rows or more is no window (ops/attention.hpp).
+                    params.window > 0 && params.window < k.ne[1] ? uint32_t(params.window) : 0,
+                    uint32_t(q.ne[3]),
+                    uint32_t(query.layout->nb[3] / 4),
+                    uint32_t(k.nb[3] / kv_bytes),
+                    uint32_t(v.nb[3] / kv_bytes),
+                    uint32_t(out.nb[3] / 4)};
     const uint64_t rows_per_kv_head = uint64_t(q.ne[1] / k.ne[2]) * uint64_t(q.ne[2]);
     // Every shader numbers its workgroups sequence by sequence: a batch of
     // sequences is one dispatch.
     const uint64_t n_seq = uint64_t(q.ne[3]), kv_heads = n_seq * uint64_t(k.ne[2]);
-    if (decode) {
-        BoundTensor gain = bq, factors = bq;
-        if (q_rot.rows) {
-            gain = q_rot.gain;
-            factors = q_rot.factors;
-            push.q_eps = q_rot.eps;
-            push.q_gain_first = gain.first(4);
-            push.q_rot = q_rot.n_rot;
-            push.q_log2_rate = q_rot.log2_rate;
-            push.q_freq_scale = q_rot.freq_scale;
-            push.q_factors_first = factors.first(4);
-        }
-        const uint32_t lanes = decode_key_lanes(rec.device().info(), k, bk, head_dim);
-        const char* shader = lanes != 0 ? "attention_decode_lanes" : "attention_decode";
-        const uint64_t rows = kv_heads * rows_per_kv_head;
-        const uint32_t splits = k.ne[1] >= kSplitFromKeys ? uint32_t((k.ne[1] + kDecodeChunk - 1) / kDecodeChunk) : 1;
-        const uint32_t f16 = k.type == GgmlType::F16, split_keys = splits > 1 ? kDecodeChunk : 0;
-        // Values of an F16 V in 16-byte loads where its rows are so aligned.
-        const uint32_t v_pieces = v.type == GgmlType::F16 && head_dim % 8 == 0 && whole_pieces(bv, v, 16) ? 2 : 1;
-        const std::vector<uint32_t> spec{kDecodeGroup,
-                                         head_dim,
-                                         kDecodeChunk,
-                                         f16,
-                                         lanes,
-                                         split_keys,
-                                         v_pieces,
-                                         uint32_t(q_rot.rows != nullptr),
-                                         uint32_t(q_rot.neox),
-                                         uint32_t(q_rot.has_factors),
-                                         uint32_t(q_rot.has_gain)};
-        if (splits == 1) {
-            rec.dispatch(shader, spec, {bq, bk, bv, bpos, gain, factors}, {bo}, push.in_pieces(true), rows);
-            return;
-        }
-        const BoundTensor partials = rec.scratch(rows * splits * (head_dim + 2) * sizeof(float));
-        rec.dispatch(shader, spec, {bq, bk, bv, bpos, gain, factors}, {partials}, push.in_pieces(true), rows, splits);
-        rec.dispatch("attention_decode_join", {kJoinGroup, head_dim, kDecodeChunk}, {partials}, {bo}, push.in_pieces(true), rows);
-        return;
-    }
+    if (decode) return record_decode(out, push, query, bk, bv, bpos, bo, kv_heads * rows_per_kv_head, rec);
     const HalfOutput half = half_output(out, bo, rec);
     if (const auto tile = few_tokens ? std::nullopt : coop_tile(rec.device(), k, v)) {
         rec.dispatch("attention_coopmat", {32 * kCoopSubgroups, head_dim, *tile, uint32_t(kv_pieces), uint32_t(half.wanted)},
