@@ -16,21 +16,12 @@ struct BatchSession::Plan {
     int64_t n_kv = 0;
 };
 
-
 BatchSession::BatchSession(const Model& model, SessionOptions options, int64_t n_seq)
     : model_(model),
       options_(options),
       cache_(model, context_that_fits(model, options, n_seq), options.kv_type, options.batch, n_seq),
-      n_past_(size_t(n_seq), 0) {
-    BackendSet set = session_backends(options);
-    backends_ = std::move(set.backends);
-    notice_ = std::move(set.notice);
-    split_ = split_between_devices(model_, cache_, options_, backends_);
-    // Each prompt is a plan of its own: without these handles the weights
-    // would leave the device with each prompt's plan.
-    if (split_) notice_ += (notice_.empty() ? "" : "\n") + split_->describe();
-    else weight_copies_ = preload_weights(model_, cache_, options_, backends_, notice_);
-}
+      devices_(open_session_devices(model_, cache_, options_)),
+      n_past_(size_t(n_seq), 0) {}
 
 BatchSession::~BatchSession() = default;
 
@@ -52,8 +43,8 @@ std::vector<float> BatchSession::eval(int64_t seq, std::span<const int32_t> toke
         const size_t n = std::min(tokens.size() - first, size_t(options_.batch));
         auto pass = build_decoder_pass(model_, cache_, int64_t(n), n_past, false, options_.activations, 0,
                                        {.first = seq, .count = 1});
-        ExecutorOptions exec_options{.backends = backends_, .profile = false, .fuse = options_.fuse};
-        if (split_) exec_options.place = split_->placement(*pass);
+        ExecutorOptions exec_options{.backends = devices_.backends, .profile = false, .fuse = options_.fuse};
+        if (devices_.split) exec_options.place = devices_.split->placement(*pass);
         Executor exec(pass->graph, {pass->logits}, exec_options);
         std::memcpy(pass->tokens->data, tokens.data() + first, n * sizeof(int32_t));
         pass->fill_positions(int32_t(n_past));
@@ -92,8 +83,8 @@ std::vector<std::vector<float>> BatchSession::decode(std::span<const Step> steps
         decode_plan_->n_kv = window;
         decode_plan_->pass = build_decoder_pass(model_, cache_, n, 0, true, options_.activations, window,
                                                 {.first = 0, .count = n});
-        ExecutorOptions exec_options{.backends = backends_, .profile = false, .fuse = options_.fuse};
-        if (split_) exec_options.place = split_->placement(*decode_plan_->pass);
+        ExecutorOptions exec_options{.backends = devices_.backends, .profile = false, .fuse = options_.fuse};
+        if (devices_.split) exec_options.place = devices_.split->placement(*decode_plan_->pass);
         decode_plan_->exec = std::make_unique<Executor>(
             decode_plan_->pass->graph, std::vector<Tensor*>{decode_plan_->pass->logits}, exec_options);
     }

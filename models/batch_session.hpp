@@ -48,12 +48,12 @@ public:
     // returns what is kept.
     int64_t truncate(int64_t seq, int64_t n_past);
 
-    const Backend& backend() const { return *backends_.front(); }
+    const Backend& backend() const { return *devices_.backends.front(); }
     // Why the batch runs elsewhere than asked (--backend auto without a
     // usable device, or one too small: "...: running on the CPU") or how it
     // is split between devices, as Session::take_notice says; empty when
     // neither. Empty after the first call.
-    std::string take_notice() { return std::exchange(notice_, {}); }
+    std::string take_notice() { return std::exchange(devices_.notice, {}); }
 
 private:
     struct Plan;  // a planned pass (batch_session.cpp)
@@ -65,12 +65,9 @@ private:
     const Model& model_;
     SessionOptions options_;
     KvCache cache_;
-    std::vector<std::shared_ptr<Backend>> backends_;
-    std::unique_ptr<DeviceSplit> split_;  // with several devices
-    std::vector<std::shared_ptr<void>> weight_copies_;  // with one device (preload_weights)
+    SessionDevices devices_;
     std::vector<int64_t> n_past_;
     std::unique_ptr<Plan> decode_plan_;
-    std::string notice_;
 };
 
 }  // namespace tessera::model

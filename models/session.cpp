@@ -38,6 +38,8 @@ void check_token_ids(const Model& model, std::span<const int32_t> tokens) {
             throw Error("token id " + std::to_string(t) + " is outside the vocabulary (" + std::to_string(n_vocab) + ")");
 }
 
+namespace {
+
 BackendSet session_backends(const SessionOptions& options) {
     if (options.devices.size() > 1) return make_backends(options.backend, options.devices, options.n_threads);
     if (!options.tensor_split.empty())
@@ -56,6 +58,9 @@ std::unique_ptr<DeviceSplit> split_between_devices(const Model& model, KvCache& 
     return split;
 }
 
+// With one device first in `backends`, the handles of every weight's copy
+// there; with --backend auto, a device too small for the model means the
+// CPU: the device leaves `backends` and `notice` says so.
 std::vector<std::shared_ptr<void>> preload_weights(const Model& model, KvCache& cache, const SessionOptions& options,
                                                    std::vector<std::shared_ptr<Backend>>& backends, std::string& notice) {
     std::vector<std::shared_ptr<void>> copies;
@@ -73,33 +78,38 @@ std::vector<std::shared_ptr<void>> preload_weights(const Model& model, KvCache& 
     return copies;
 }
 
+}  // namespace
+
+SessionDevices open_session_devices(const Model& model, KvCache& cache, const SessionOptions& options) {
+    BackendSet set = session_backends(options);
+    SessionDevices d{.backends = std::move(set.backends), .notice = std::move(set.notice)};
+    d.split = split_between_devices(model, cache, options, d.backends);
+    if (d.split) d.notice += (d.notice.empty() ? "" : "\n") + d.split->describe();
+    else d.weight_copies = preload_weights(model, cache, options, d.backends, d.notice);
+    return d;
+}
+
 Session::Session(const Model& model, SessionOptions options)
     : model_(model),
       options_(options),
-      cache_(model, context_that_fits(model, options), options.kv_type, options.batch) {
-    BackendSet set = session_backends(options);
-    backends_ = std::move(set.backends);
-    notice_ = std::move(set.notice);
-    split_ = split_between_devices(model_, cache_, options_, backends_);
-    if (split_) notice_ += (notice_.empty() ? "" : "\n") + split_->describe();
-    else weight_copies_ = preload_weights(model_, cache_, options_, backends_, notice_);
-}
+      cache_(model, context_that_fits(model, options), options.kv_type, options.batch),
+      devices_(open_session_devices(model_, cache_, options_)) {}
 
 Session::~Session() = default;
 
 // Says once which ops of the first pass had no kernel on the preferred backend.
 void Session::report_placement(const Executor& exec) {
-    if (placement_reported_ || backends_.size() < 2) return;
+    if (placement_reported_ || devices_.backends.size() < 2) return;
     placement_reported_ = true;
     std::map<std::string, int> fallback;
-    const Backend& host = *backends_.back();
+    const Backend& host = *devices_.backends.back();
     for (const Tensor* t : exec.schedule())
-        if (!t->is_view() && backends_[size_t(t->backend)].get() == &host && t->op != &ops::kTransfer)
+        if (!t->is_view() && devices_.backends[size_t(t->backend)].get() == &host && t->op != &ops::kTransfer)
             ++fallback[std::string(t->op->name)];
     if (fallback.empty()) return;
     std::string ops;
     for (const auto& [op, n] : fallback) ops += (ops.empty() ? "" : ", ") + op + " (" + std::to_string(n) + ")";
-    notice_ += (notice_.empty() ? "" : "\n") + std::string(backends_.front()->name()) + " has no kernel for " + ops +
+    devices_.notice += (devices_.notice.empty() ? "" : "\n") + std::string(devices_.backends.front()->name()) + " has no kernel for " + ops +
                ": these nodes run on the " + std::string(host.name());
 }
 
@@ -107,8 +117,8 @@ std::unique_ptr<Session::Plan> Session::make_plan(int64_t n_tokens, int64_t n_kv
     auto plan = std::make_unique<Plan>();
     plan->n_kv = n_kv;
     plan->pass = build_decoder_pass(model_, cache_, n_tokens, n_past_, all_logits, options_.activations, n_kv);
-    ExecutorOptions exec_options{.backends = backends_, .profile = options_.profile, .fuse = options_.fuse};
-    if (split_) exec_options.place = split_->placement(*plan->pass);
+    ExecutorOptions exec_options{.backends = devices_.backends, .profile = options_.profile, .fuse = options_.fuse};
+    if (devices_.split) exec_options.place = devices_.split->placement(*plan->pass);
     if (!trace_dir_.empty()) exec_options.dump_dir = std::exchange(trace_dir_, {});
     plan->exec = std::make_unique<Executor>(plan->pass->graph, std::vector<Tensor*>{plan->pass->logits}, exec_options);
     report_placement(*plan->exec);
@@ -136,7 +146,7 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
         // On a device, single-token passes reuse one plan (and its recorded
         // command buffer) while the cached positions fit its window.
         const bool reuse = n == 1 && !all_logits && trace_dir_.empty() && !options_.profile &&
-                           !backends_.front()->host_addressable();
+                           !devices_.backends.front()->host_addressable();
         std::unique_ptr<Plan> fresh;
         Plan* plan = nullptr;
         if (reuse) {

@@ -48,20 +48,22 @@ struct SessionOptions {
 // are known to fit in memory, and the check of token ids against the vocabulary.
 int64_t context_that_fits(const Model& model, const SessionOptions& options, int64_t n_seq = 1);
 void check_token_ids(const Model& model, std::span<const int32_t> tokens);
-// The backends options ask for: the CPU, a device (the CPU behind it), or
-// one backend per device of options.devices (the CPU behind them).
-BackendSet session_backends(const SessionOptions& options);
-// With several devices, the split of the model's layers between
-// `backends` (session_backends'); else nullptr.
-std::unique_ptr<DeviceSplit> split_between_devices(const Model& model, KvCache& cache, const SessionOptions& options,
-                                                   const std::vector<std::shared_ptr<Backend>>& backends);
-// With one device first in `backends`, copies every weight to it now rather
-// than during the first pass; returns the handles that keep the copies
-// (Backend::preload), to be kept as long as the session. With --backend
-// auto, a device too small for the model means the CPU: the device leaves
-// `backends` and `notice` says so.
-std::vector<std::shared_ptr<void>> preload_weights(const Model& model, KvCache& cache, const SessionOptions& options,
-                                                   std::vector<std::shared_ptr<Backend>>& backends, std::string& notice);
+// Where a session runs, as Session and BatchSession set it up: the backends
+// options ask for (the CPU; a device with the CPU behind it; or a backend
+// per device of options.devices, the CPU behind them), with several devices
+// the split of the model's layers between them, with one device the handles
+// that keep every weight's copy there (Backend::preload: copied now rather
+// than during the first pass, and kept as long as the session), and what
+// the user should hear once: a fall-back to the CPU (--backend auto without
+// a usable device, or with one too small for the model, which then leaves
+// `backends`) or how the layers are split.
+struct SessionDevices {
+    std::vector<std::shared_ptr<Backend>> backends;
+    std::unique_ptr<DeviceSplit> split;
+    std::vector<std::shared_ptr<void>> weight_copies;
+    std::string notice;
+};
+SessionDevices open_session_devices(const Model& model, KvCache& cache, const SessionOptions& options);
 
 class Session {
 public:
@@ -85,12 +87,12 @@ public:
     // Dumps every named node of the next pass into dir (see graph/trace.hpp).
     void trace_next_pass(std::string dir) { trace_dir_ = std::move(dir); }
     // The backend nodes run on (the CPU runs what it has no kernel for).
-    const Backend& backend() const { return *backends_.front(); }
+    const Backend& backend() const { return *devices_.backends.front(); }
     // Every backend, the devices first (several with --devices), then the CPU behind them.
-    const std::vector<std::shared_ptr<Backend>>& backends() const { return backends_; }
+    const std::vector<std::shared_ptr<Backend>>& backends() const { return devices_.backends; }
     // Takes what the user should hear once about where the model runs: a
     // fallback to the CPU, ops without a kernel on the chosen backend.
-    std::string take_notice() { return std::exchange(notice_, {}); }
+    std::string take_notice() { return std::exchange(devices_.notice, {}); }
 
 private:
     struct Plan;  // a planned pass (session.cpp)
@@ -103,10 +105,7 @@ private:
     const Model& model_;
     SessionOptions options_;
     KvCache cache_;
-    std::vector<std::shared_ptr<Backend>> backends_;
-    std::unique_ptr<DeviceSplit> split_;  // with several devices
-    std::vector<std::shared_ptr<void>> weight_copies_;  // with one device (preload_weights)
-    std::string notice_;
+    SessionDevices devices_;
     bool placement_reported_ = false;
     std::unique_ptr<Plan> decode_plan_;
     int64_t n_past_ = 0;
