@@ -22,10 +22,8 @@ namespace {
 constexpr uint32_t kGroup = 64;
 
 // shaders/quant/matvec.glsl's specialization constants the head norm's
-// epilogue sets (shaders/matvec_head_norm.glsl), and its EPILOGUE value.
-constexpr uint32_t kYF16Constant = 7, kEpilogueConstant = 11, kNeoxConstant = 16, kFactorsConstant = 17,
-                   kGainConstant = 18;
-constexpr uint32_t kHeadNormRope = 4;
+// epilogue sets (shaders/matvec_head_norm.glsl).
+constexpr uint32_t kYF16Constant = 7, kNeoxConstant = 16, kFactorsConstant = 17, kGainConstant = 18;
 // Rows per subgroup of k's matvec when its last workgroups normalize,
 // rotate and store its heads: 1 instead of kStagedRows, twice the
 // workgroups each done sooner, so that the last one of each head finishes
@@ -96,14 +94,13 @@ void record_head_norm_matvec(const HeadNormRope& f, const Tensor& mm, Recorder& 
     d.push.dst_ne1 = uint32_t(cache.ne[1]);
     d.push.a.nb3 = std::bit_cast<uint32_t>(norm.param<RmsNormParams>().eps);
     d.push.ids_first = bids.first(4);
-    // Both firsts are a binding's shift over 4, under 64 (matmul_args.glsl).
-    d.push.rope_firsts = bpos.first(4) | (factors ? d.reads[6].first(4) : 0) << 16;
+    d.push.rope_firsts = rope_firsts(bpos.first(4), d.reads[6].first(4));
     d.push.freq_scale = rp.freq_scale;
     d.push.log2_rate = rope_log2_rate(rp);
     d.push.rot = uint32_t(rp.n_rot) | head_dim << 16;
     d.writes[1] = bcache;
     d.writes[2] = rec.counters(uint32_t(d.push.col_groups * (mm.ne[0] / head_dim)));  // per column group and head
-    set_spec(d.launch.spec, kEpilogueConstant, kHeadNormRope);
+    set_epilogue(d.launch, MatvecEpilogue::HeadNormRope);
     set_spec(d.launch.spec, kYF16Constant, f16);
     set_spec(d.launch.spec, kNeoxConstant, rp.mode == RopeMode::Neox);
     set_spec(d.launch.spec, kFactorsConstant, factors != nullptr);

@@ -34,11 +34,6 @@ enum class Prologue : uint32_t { Plain = 0, Norm = 1, NormGain = 2, Swiglu = 3, 
 // shaders/quant/matvec.glsl's ROPE_KIND: whether and how the rows are rotated.
 enum class RopeKind : uint32_t { None = 0, Plain = 1, WithFactors = 2 };
 
-// The push constant rope_firsts: where the rope's positions and frequency
-// factors start in their bindings, in one field (the block is full at 128
-// bytes). Each is a binding's shift over 4, and a shift is under 256 bytes
-// (Vulkan's bound on minStorageBufferOffsetAlignment): 16 bits hold it.
-uint32_t rope_firsts(uint32_t positions_first, uint32_t factors_first) { return positions_first | factors_first << 16; }
 
 }  // namespace
 

@@ -138,4 +138,9 @@ void set_spec(std::vector<uint32_t>& spec, uint32_t id, uint32_t value) {
     spec[id] = value;
 }
 
+void set_epilogue(MatvecLaunch& launch, MatvecEpilogue epilogue) {
+    constexpr uint32_t kEpilogueConstant = 11;
+    set_spec(launch.spec, kEpilogueConstant, uint32_t(epilogue));
+}
+
 }  // namespace tessera::vkk

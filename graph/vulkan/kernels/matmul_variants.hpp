@@ -140,4 +140,9 @@ struct MatvecDispatch {
 // Sets specialization constant `id` of `spec`, zeros before it where it is shorter.
 void set_spec(std::vector<uint32_t>& spec, uint32_t id, uint32_t value);
 
+// shaders/matvec_last_group.glsl's EPILOGUE: the work a matvec's last
+// workgroup to finish some rows does (moe_matvec.cpp, head_norm_rope.cpp).
+enum class MatvecEpilogue : uint32_t { None = 0, RouterTopk = 1, ExpertSum = 2, RouterPartials = 3, HeadNormRope = 4 };
+void set_epilogue(MatvecLaunch& launch, MatvecEpilogue epilogue);
+
 }  // namespace tessera::vkk

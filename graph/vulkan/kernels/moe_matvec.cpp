@@ -14,9 +14,7 @@ namespace tessera::vkk {
 namespace {
 
 // shaders/matvec_moe.glsl's specialization constants and their values.
-constexpr uint32_t kEpilogueConstant = 11, kWeightsConstant = 12, kSumAddendConstant = 13, kSumFloorConstant = 14,
-                   kRouterGainConstant = 15;
-constexpr uint32_t kRouterTopk = 1, kExpertSum = 2, kRouterPartials = 3;
+constexpr uint32_t kWeightsConstant = 12, kSumAddendConstant = 13, kSumFloorConstant = 14, kRouterGainConstant = 15;
 constexpr uint32_t kWeightsStored = 0, kWeightsOfProbs = 1, kWeightsNormalized = 2;
 
 // The ranking's push constants (shaders/matvec_moe.glsl's ROUTER_TOPK and
@@ -54,7 +52,7 @@ void record_routed_residual(const Tensor& topk, const Tensor& router, const Tens
     // The counters, then a share of each expert's logit (and of the sum of
     // squares) per token and group of rows.
     d.writes[2] = rec.counters(uint32_t(d.push.col_groups + uint64_t(d.push.col_groups) * cols * d.groups * (experts + 1)));
-    set_spec(d.launch.spec, kEpilogueConstant, kRouterPartials);
+    set_epilogue(d.launch, MatvecEpilogue::RouterPartials);
     set_spec(d.launch.spec, kRouterGainConstant, gain);
     d.record(rec);
 }
@@ -68,7 +66,7 @@ void record_router_topk(const Tensor& topk, Recorder& rec) {
     MatvecDispatch d = matvec_dispatch(*fused_matvec(router), rec);
     rank_into(d, topk, rec);
     d.writes[2] = rec.counters(d.push.col_groups);
-    set_spec(d.launch.spec, kEpilogueConstant, kRouterTopk);
+    set_epilogue(d.launch, MatvecEpilogue::RouterTopk);
     d.record(rec);
 }
 
@@ -97,7 +95,7 @@ bool record_expert_sum(const Tensor& sum, const Tensor* addend, const Tensor& ou
         d.push.a.first = d.reads[2].first(4);
         d.push.a.nb1 = uint32_t(addend->nb[1] / 4);
     }
-    set_spec(d.launch.spec, kEpilogueConstant, kExpertSum);
+    set_epilogue(d.launch, MatvecEpilogue::ExpertSum);
     set_spec(d.launch.spec, kWeightsConstant, mode);
     set_spec(d.launch.spec, kSumAddendConstant, addend != nullptr);
     set_spec(d.launch.spec, kSumFloorConstant, std::bit_cast<uint32_t>(kMoeWeightSumFloor));
