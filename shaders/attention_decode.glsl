@@ -147,23 +147,15 @@ void stage_query(uint q0, int pos) {
         sum += v * v;
     }
     const float inv_rms = inversesqrt(group_sum(sum) / float(HEAD_DIM) + p.q_eps);  // its barriers publish ps
-    const uint half_rot = p.q_rot / 2;
     for (uint k = tid; k < HEAD_DIM / 2; k += nt) {
-        uint d0, d1;
-        vec2 v;
-        if (k < half_rot) {
-            d0 = Q_NEOX ? k : 2 * k;
-            d1 = Q_NEOX ? k + half_rot : 2 * k + 1;
+        const uvec2 d = rope_pair_dims(k, p.q_rot, Q_NEOX);
+        vec2 v = vec2(q_normed(d.x, inv_rms), q_normed(d.y, inv_rms));
+        if (k < p.q_rot / 2) {
             const float divisor = Q_FACTORS ? q_factors[p.q_factors_first + k] : 1.0;
-            v = rope_pair(q_normed(d0, inv_rms), q_normed(d1, inv_rms), pos, k, p.q_freq_scale,
-                          p.q_log2_rate, divisor);
-        } else {
-            d0 = p.q_rot + 2 * (k - half_rot);
-            d1 = d0 + 1;
-            v = vec2(q_normed(d0, inv_rms), q_normed(d1, inv_rms));
+            v = rope_pair(v.x, v.y, pos, k, p.q_freq_scale, p.q_log2_rate, divisor);
         }
-        qs[d0 / 4][d0 % 4] = p.scale * v.x;
-        qs[d1 / 4][d1 % 4] = p.scale * v.y;
+        qs[d.x / 4][d.x % 4] = p.scale * v.x;
+        qs[d.y / 4][d.y % 4] = p.scale * v.y;
     }
     barrier();  // qs complete, ps free
 }

@@ -57,19 +57,18 @@ void main() {
     const uint row = STORE ? uint(ids[p.ids_first + token]) : token;
     if (STORE && row >= p.dst_rows) return;  // as set_rows: a negative id wraps to a huge one
     const uint yr = p.y_first + head * p.y_nb_head + row * p.y_nb_row;
-    const uint pairs = (p.head_dim + 1) / 2, half_rot = p.n_rot / 2;
+    const uint pairs = (p.head_dim + 1) / 2;
     for (uint k = gl_LocalInvocationID.x; k < pairs; k += gl_WorkGroupSize.x) {
-        if (k < half_rot) {
-            const uint a = NEOX ? k : 2 * k, b = NEOX ? k + half_rot : 2 * k + 1;
+        const uvec2 d = rope_pair_dims(k, p.n_rot, NEOX);
+        if (k < p.n_rot / 2) {
             const float divisor = FACTORS ? factors[p.factors_first + k] : 1.0;
-            const vec2 turned = rope_pair(normed(a), normed(b), positions[p.pos_first + token], k, p.freq_scale,
+            const vec2 turned = rope_pair(normed(d.x), normed(d.y), positions[p.pos_first + token], k, p.freq_scale,
                                           p.log2_rate, divisor);
-            put(yr + a, p.attn_factor * turned.x);
-            put(yr + b, p.attn_factor * turned.y);
+            put(yr + d.x, p.attn_factor * turned.x);
+            put(yr + d.y, p.attn_factor * turned.y);
         } else {
-            const uint d = p.n_rot + 2 * (k - half_rot);
-            put(yr + d, normed(d));
-            if (d + 1 < p.head_dim) put(yr + d + 1, normed(d + 1));
+            put(yr + d.x, normed(d.x));
+            if (d.y < p.head_dim) put(yr + d.y, normed(d.y));
         }
     }
 }

@@ -46,20 +46,19 @@ void norm_rope_head(uint h, uint c) {
     const uint row = uint(ids[p.ids_first + c]);
     if (row >= p.dst_ne1) return;  // as set_rows: ids outside the cache write nothing
     const uint dst = p.a_nb1 + row * p.a_nb2 + h * p.y_nb_head;
-    const uint n_rot = p.rot & 0xFFFFu, half_rot = n_rot / 2;
+    const uint n_rot = p.rot & 0xFFFFu;
     const int pos = positions[(p.rope_firsts & 0xFFFFu) + c];
     for (uint k = gl_LocalInvocationID.x; k < (hd + 1) / 2; k += gl_WorkGroupSize.x) {
-        if (k < half_rot) {
-            const uint d0 = HEAD_NEOX ? k : 2 * k, d1 = HEAD_NEOX ? k + half_rot : 2 * k + 1;
+        const uvec2 d = rope_pair_dims(k, n_rot, HEAD_NEOX);
+        if (k < n_rot / 2) {
             const float divisor = HEAD_FACTORS ? factors[(p.rope_firsts >> 16) + k] : 1.0;
-            const vec2 turned = rope_pair(head_normed(raw, d0, inv_rms), head_normed(raw, d1, inv_rms), pos, k,
+            const vec2 turned = rope_pair(head_normed(raw, d.x, inv_rms), head_normed(raw, d.y, inv_rms), pos, k,
                                           p.freq_scale, p.log2_rate, divisor);
-            cache_put(dst + d0, turned.x);
-            cache_put(dst + d1, turned.y);
+            cache_put(dst + d.x, turned.x);
+            cache_put(dst + d.y, turned.y);
         } else {
-            const uint d = n_rot + 2 * (k - half_rot);
-            cache_put(dst + d, head_normed(raw, d, inv_rms));
-            if (d + 1 < hd) cache_put(dst + d + 1, head_normed(raw, d + 1, inv_rms));
+            cache_put(dst + d.x, head_normed(raw, d.x, inv_rms));
+            if (d.y < hd) cache_put(dst + d.y, head_normed(raw, d.y, inv_rms));
         }
     }
 }
