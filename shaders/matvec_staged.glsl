@@ -16,7 +16,8 @@
 // The weight type's part defines, in an `#ifdef MV_STAGED` section:
 //
 //   MV_UNIT_BLOCKS  blocks of 32 values in a unit (rows are whole units);
-//                   with MV_UNIT_HALVES, one half of each (staged_x.glsl)
+//                   with MV_UNIT_HALVES (or MV_UNIT_HALVES_CHOICE and the
+//                   host's HALF_UNITS), one half of each (staged_x.glsl)
 //   struct MvUnit   a unit's quants and scales, in registers
 //   MvUnit mv_unit(uint row, uint u)
 //                   unit u of the row whose first block is weights[row]
@@ -53,12 +54,10 @@ const float XQ_MAX = 127.0;
 #endif
 shared uvec4 xq[XQ_PLANES * 2 * XQ_HALF];
 // Each block's scale and sums of bytes per plane in one vec4, read with one
-// load: (scale, sum of plane 0, of plane 1, 0), or with MV_UNIT_HALVES (sums
+// load: (scale, sum of plane 0, of plane 1, 0), or with UNIT_HALVES (sums
 // of values 0..15 and of all, plane 0, then plane 1) and the scale apart.
 shared vec4 xq_meta[STAGED_BLOCKS];
-#ifdef MV_UNIT_HALVES
-shared float xq_scale[STAGED_BLOCKS];
-#endif
+shared float xq_scale[STAGED_BLOCKS];  // UNIT_HALVES
 #else
 // Values 4j..4j+3 of block b at xf[j * XF_STRIDE + b]: neighbouring
 // invocations read neighbouring vec4s, and the 8 vec4s of a block, staged by
@@ -86,29 +85,23 @@ void stage_piece(uint at, vec4 v) {
     const uint planes[XQ_PLANES] = uint[](round_bytes(scaled));
 #endif
     const float scale = top / XQ_MAX;
-#ifdef MV_UNIT_HALVES
-    vec4 meta = vec4(0.0);
-#else
-    vec4 meta = vec4(scale, 0.0, 0.0, 0.0);
-#endif
+    vec4 meta = UNIT_HALVES ? vec4(0.0) : vec4(scale, 0.0, 0.0, 0.0);
     for (uint plane = 0; plane < XQ_PLANES; ++plane) {
         const uint q = planes[plane];
         float sum = small_int_float(sdot4(q, 0x01010101u));
         for (uint d = 1; d < 4; d *= 2) sum += subgroupShuffleXor(sum, d);
         const float all = sum + subgroupShuffleXor(sum, 4);
-#ifdef MV_UNIT_HALVES
-        meta[2 * plane] = sum;
-        meta[2 * plane + 1] = all;
-#else
-        meta[1 + plane] = all;
-#endif
+        if (UNIT_HALVES) {
+            meta[2 * plane] = sum;
+            meta[2 * plane + 1] = all;
+        } else {
+            meta[1 + plane] = all;
+        }
         xq[(2 * plane + at % 8 / 4) * XQ_HALF + blk][at % 4] = q;
     }
     if (at % 8 == 0) {
         xq_meta[blk] = meta;
-#ifdef MV_UNIT_HALVES
-        xq_scale[blk] = scale;
-#endif
+        if (UNIT_HALVES) xq_scale[blk] = scale;
     }
 #else
     xf[at % 8 * XF_STRIDE + blk] = v;
@@ -137,14 +130,10 @@ void stage_x() {
     }
 }
 
-#ifdef MV_UNIT_HALVES
-#ifndef MV_IDOT
+#if (defined(MV_UNIT_HALVES) || defined(MV_UNIT_HALVES_CHOICE)) && !defined(MV_IDOT)
 #error "units of half blocks take 8-bit x"
 #endif
-const uint UNIT_SHARE = 2;  // units per MV_UNIT_BLOCKS blocks
-#else
-const uint UNIT_SHARE = 1;
-#endif
+const uint UNIT_SHARE = UNIT_HALVES ? 2 : 1;  // units per MV_UNIT_BLOCKS blocks
 
 // Token t's x for unit u; with MV_X16, its high bytes (plane 0, their
 // scale times 256) or low bytes (plane 1).
@@ -155,18 +144,19 @@ MvX unit_x(uint t, uint u, uint plane) {
 #ifdef MV_IDOT
         const uint first = 2 * plane * XQ_HALF;
         const vec4 meta = xq_meta[blk];
-#ifdef MV_UNIT_HALVES
-        const float scale = xq_scale[blk];
-        const vec2 sums = plane == 0 ? meta.xy : meta.zw;
-        x.lo[i] = xq[first + u % 2 * XQ_HALF + blk];
-        x.hi[i] = uvec4(0);
-        x.sum[i] = u % 2 == 0 ? sums.x : sums.y - sums.x;
-#else
-        const float scale = meta.x;
-        x.lo[i] = xq[first + blk];
-        x.hi[i] = xq[first + XQ_HALF + blk];
-        x.sum[i] = plane == 0 ? meta.y : meta.z;
-#endif
+        float scale;
+        if (UNIT_HALVES) {
+            scale = xq_scale[blk];
+            const vec2 sums = plane == 0 ? meta.xy : meta.zw;
+            x.lo[i] = xq[first + u % 2 * XQ_HALF + blk];
+            x.hi[i] = uvec4(0);
+            x.sum[i] = u % 2 == 0 ? sums.x : sums.y - sums.x;
+        } else {
+            scale = meta.x;
+            x.lo[i] = xq[first + blk];
+            x.hi[i] = xq[first + XQ_HALF + blk];
+            x.sum[i] = plane == 0 ? meta.y : meta.z;
+        }
         x.d[i] = XQ_PLANES > 1 && plane == 0 ? 256.0 * scale : scale;
 #else
         for (uint j = 0; j < 8; ++j) x.v[8 * i + j] = xf[j * XF_STRIDE + blk];

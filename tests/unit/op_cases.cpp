@@ -519,6 +519,13 @@ std::vector<OpCase> op_cases() {
                              Tensor* w = g.weight("w", type, {4096, 3, 1, 1}, weights_of(type, 4096, 3).data());
                              return matmul(w, in(g, "in_x", {4096, m, 1, 1}));
                          }, 5e-4});
+        // The 16-bit staged matvec of long rows: Q4_K's units of half blocks
+        // (graph/vulkan/kernels/matmul_variants.cpp's kHalfUnitsFromValues).
+        for (int64_t m : {1, 3})
+            v.push_back({"matmul_" + name + "_q16_k4096_m" + std::to_string(m), [type, m](Graph& g) {
+                             Tensor* w = g.weight("w", type, {4096, 5, 1, 1}, weights_of(type, 4096, 5).data());
+                             return matmul(w, in(g, "in_x", {4096, m, 1, 1}), ActivationPrecision::Q16);
+                         }, 1e-8});
         // 4 tokens of rows too long for the staged matvec's shared memory: the chunked one.
         v.push_back({"matmul_" + name + "_k16384_m4", [type](Graph& g) {
                          Tensor* w = g.weight("w", type, {16384, 3, 1, 1}, weights_of(type, 16384, 3).data());

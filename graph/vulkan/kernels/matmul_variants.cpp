@@ -70,6 +70,14 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
     return {weight_shader("matvec", type), false};
 }
 
+// HALF_UNITS of a staged launch (kernels/quant/types/staged_x.glsl): rows of
+// kHalfUnitsFromValues values or more take a type's units of half blocks where
+// it has the choice (Q4_K): fewer registers, each invocation taking twice the
+// units in turn, which paid on rows of 4096 values and more and not on
+// shorter ones (docs/measured-choices.md#half-units-of-q4_k). A type without
+// the choice ignores the constant.
+constexpr uint32_t kHalfUnitsConstant = 19, kHalfUnitsFromValues = 4096;
+
 // ROWS (1) and GROUP_ROWS (9) of a staged launch: rows per subgroup, and so per workgroup.
 void set_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows) {
     launch.spec[1] = rows;
@@ -114,6 +122,7 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
         launch.spec[0] = device.strided_group_size(kStagedGroup);
         launch.spec.resize(8, 0);
         launch.spec.insert(launch.spec.end(), {k / 32 * cols, 0});
+        if (k >= kHalfUnitsFromValues) set_spec(launch.spec, kHalfUnitsConstant, 1);
         set_staged_rows(launch, device, variant.rows);
     } else {
         // At least a thread per row and token: each stores one.

@@ -86,17 +86,22 @@ float mv_qdot(MvChunk ch, uint xq[MV_PIECES], int xsum[MV_PIECES]) {
 #ifdef MV_STAGED
 // The staged matvec (shaders/matvec_staged.glsl): a unit is 64 values, the
 // sub-blocks 2g and 2g + 1 of a block, their 32 bytes of qs two 16-byte loads
-// besides the block's head.
+// besides the block's head; or, where the host asks for halves (long rows),
+// 32 values, one half P of the same two sub-blocks (values 16P .. 16P + 15
+// of each), one 16-byte load: fewer registers, and neighbouring invocations
+// read neighbouring 16 bytes (docs/measured-choices.md#half-units-of-q4_k).
 #define MV_UNIT_BLOCKS 2
+#define MV_UNIT_HALVES_CHOICE
 #include "staged_x.glsl"
 struct MvUnit {
-    uvec4 lo, hi;  // bytes 0..15 and 16..31: sub-block 2g in the low nibbles, 2g + 1 in the high
+    uvec4 lo, hi;  // 16 bytes each (hi not with halves): sub-block 2g in the low nibbles, 2g + 1 in the high
     vec2 scale, m;
 };
 MvUnit mv_unit(uint row, uint u) {
-    const uint b = row + u / 4, g = u % 4;
+    const uint units = UNIT_HALVES ? 8 : 4, b = row + u / units, g = u % units / (units / 4);
     const vec4 sm = head_scale_min_pair(block_head(b), g);
-    return MvUnit(block_words[9 * b + 1 + 2 * g], block_words[9 * b + 2 + 2 * g], sm.xy, sm.zw);
+    const uint word = 9 * b + 1 + (UNIT_HALVES ? u % 8 : 2 * g);
+    return MvUnit(block_words[word], UNIT_HALVES ? uvec4(0) : block_words[word + 1], sm.xy, sm.zw);
 }
 // Only with MV_IDOT: with F32 x (MV_STAGED_F32) the chunked matvec is faster
 // (docs/measured-choices.md#q4_k-staged-with-f32-x).
@@ -104,8 +109,12 @@ MvUnit mv_unit(uint row, uint u) {
 float mv_unit_dot(MvUnit w, MvX x) {
     int s0 = 0, s1 = 0;
     for (uint j = 0; j < 4; ++j) {
-        s0 += sudot4(x.lo[0][j], w.lo[j] & 0x0F0F0F0Fu) + sudot4(x.hi[0][j], w.hi[j] & 0x0F0F0F0Fu);
-        s1 += sudot4(x.lo[1][j], w.lo[j] >> 4 & 0x0F0F0F0Fu) + sudot4(x.hi[1][j], w.hi[j] >> 4 & 0x0F0F0F0Fu);
+        s0 += sudot4(x.lo[0][j], w.lo[j] & 0x0F0F0F0Fu);
+        s1 += sudot4(x.lo[1][j], w.lo[j] >> 4 & 0x0F0F0F0Fu);
+        if (!UNIT_HALVES) {
+            s0 += sudot4(x.hi[0][j], w.hi[j] & 0x0F0F0F0Fu);
+            s1 += sudot4(x.hi[1][j], w.hi[j] >> 4 & 0x0F0F0F0Fu);
+        }
     }
     return x.d[0] * (w.scale.x * small_int_float(s0) - w.m.x * x.sum[0]) +
            x.d[1] * (w.scale.y * small_int_float(s1) - w.m.y * x.sum[1]);

@@ -7,7 +7,18 @@
 // A type whose unit is one half of each of its blocks (values 16P..16P + 15
 // of each, P = u % 2: unit u and u + 1 share their blocks) also defines
 // MV_UNIT_HALVES; with MV_IDOT, lo[i] and sum[i] then hold that half and the
-// sum of its bytes.
+// sum of its bytes. A type with both kinds of unit defines
+// MV_UNIT_HALVES_CHOICE instead, and takes halves where the host sets
+// HALF_UNITS (graph/vulkan/kernels/matmul_variants.cpp: long rows); its code
+// asks UNIT_HALVES which it has.
+#if defined(MV_UNIT_HALVES)
+const bool UNIT_HALVES = true;
+#elif defined(MV_UNIT_HALVES_CHOICE)
+layout(constant_id = 19) const bool HALF_UNITS = false;
+const bool UNIT_HALVES = HALF_UNITS;
+#else
+const bool UNIT_HALVES = false;
+#endif
 struct MvX {
 #ifdef MV_IDOT
     uvec4 lo[MV_UNIT_BLOCKS], hi[MV_UNIT_BLOCKS];
