@@ -44,9 +44,12 @@ Tensor* expert_ids(Graph& g, int64_t slots, int64_t n, int64_t n_expert) {
 // moe_weights, moe_weights in moe_sum, swiglu in the down matvec, moe_sum
 // in the residual add; routed, the topk in the last workgroups of the
 // router's matvec and the sum in those of the down matvec) against the
-// reference's nodes.
-Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residual, bool routed = false) {
-    constexpr int64_t d = 256, ff = 64, n_expert = 8, used = 3;
+// reference's nodes; `used` experts a token (of 8, or of 16 for more than
+// 8).
+Tensor* moe_block(Graph& g, int64_t n, bool normalize, float scale, bool residual, bool routed = false,
+                  int64_t used = 3) {
+    constexpr int64_t d = 256, ff = 64;
+    const int64_t n_expert = used > 8 ? 16 : 8;
     Tensor* x = in(g, "in_x", {d, n, 1, 1});
     Tensor* logits = routed ? matmul(g.weight("w_router", GgmlType::F32, {d, n_expert, 1, 1},
                                               weights_of(GgmlType::F32, d, n_expert).data()),
@@ -117,6 +120,11 @@ void add_moe_cases(std::vector<OpCase>& v) {
                              (n == 3 ? "_plain_scaled" : ""),
                          [=](Graph& g) { return moe_block(g, n, n != 3, n == 3 ? 0.5f : 1.0f, residual, true); },
                          5e-4});
+    // 12 slots a token, of 16 experts: more than the files measured choose
+    // (Qwen3-MoE's 8).
+    for (int64_t n : {1, 3})
+        v.push_back({"moe_block_routed_n" + std::to_string(n) + "_residual_12_slots",
+                     [=](Graph& g) { return moe_block(g, n, true, 1.0f, true, true, 12); }, 5e-4});
     for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_K,
                           GgmlType::Q5_K, GgmlType::Q6_K}) {
         if (find_quant_type(type) == nullptr) continue;
