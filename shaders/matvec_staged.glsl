@@ -57,7 +57,7 @@ shared uvec4 xq[XQ_PLANES * 2 * XQ_HALF];
 // load: (scale, sum of plane 0, of plane 1, 0), or with UNIT_HALVES (sums
 // of values 0..15 and of all, plane 0, then plane 1) and the scale apart.
 shared vec4 xq_meta[STAGED_BLOCKS];
-shared float xq_scale[STAGED_BLOCKS];  // UNIT_HALVES
+shared float xq_scale[UNIT_HALVES ? STAGED_BLOCKS : 1];
 #else
 // Values 4j..4j+3 of block b at xf[j * XF_STRIDE + b]: neighbouring
 // invocations read neighbouring vec4s, and the 8 vec4s of a block, staged by
