@@ -12,9 +12,10 @@
 //   BM_Matmul/<type>/<k>/<n>: 512 tokens at the prompt shapes of TinyLlama and
 //     Llama-2-7B; reports GFLOP/s (2*n*k*m per call) and its fraction of this
 //     binary's measured F32 FMA peak (of_fma_peak: roofline.hpp), the bound of
-//     the default (q16) path, which multiplies in F32 (the AMX path, where the
-//     CPU has it, is not bound by it). BM_Matmul/<type>/q16/no_amx: the F32
-//     GEMM on a CPU with AMX (cpu::allow_amx).
+//     the default (q16) path, which multiplies in F32 (the integer paths,
+//     AMX tiles or VNNI where the CPU and build have them, are not bound by
+//     it). BM_Matmul/<type>/q16/f32_gemm: the F32 GEMM where an integer path
+//     takes the type (cpu::allow_integer_gemm).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -28,7 +29,7 @@
 #include "bench/random_values.hpp"
 #include "bench/roofline.hpp"
 #include "bench/stream_read.hpp"
-#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/integer_gemm.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/quant/registry.hpp"
 #include "support/huge_pages.hpp"
@@ -131,13 +132,13 @@ void BM_Matvec(benchmark::State& state, GgmlType id, ActivationPrecision act) {
 }
 void BM_MatvecHot(benchmark::State& state, GgmlType id, ActivationPrecision act) { matvec(state, id, act, 0); }
 
-void BM_Matmul(benchmark::State& state, GgmlType id, ActivationPrecision act, bool amx) {
+void BM_Matmul(benchmark::State& state, GgmlType id, ActivationPrecision act, bool integer) {
     const QuantTypeEntry& type = *find_quant_type(id);
     const int64_t k = state.range(0), n = state.range(1), m = 512;
     const HugePageBuffer w = weight_copies(type, n, k, 1);
     const std::vector<float> x = random_floats(size_t(m * k), 2);
     std::vector<float> y(size_t(m * n));
-    cpu::allow_amx(amx);  // before sizing the work buffer, which depends on the path
+    cpu::allow_integer_gemm(integer);  // before sizing the work buffer, which depends on the path
     const Buffer work = aligned_buffer(cpu::matmul_work_bytes(id, k, m, act, bench_threads()));
     const cpu::MatmulArgs args{id, w.get(), type.row_bytes(k), x.data(), size_t(k) * 4, y.data(), size_t(n) * 4,
                                n, k, m, act};
@@ -145,7 +146,7 @@ void BM_Matmul(benchmark::State& state, GgmlType id, ActivationPrecision act, bo
     const auto start = std::chrono::steady_clock::now();
     run_calls(state, args, work.get(), [](cpu::MatmulArgs&) {});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    cpu::allow_amx(true);
+    cpu::allow_integer_gemm(true);
     benchmark::DoNotOptimize(y.data());
     state.counters["GFLOP/s"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["of_fma_peak"] = benchmark::Counter(flops * double(state.iterations()) / seconds / peak);
@@ -187,9 +188,9 @@ const int registered = [] {
                 ->UseRealTime()
                 ->Unit(benchmark::kMillisecond)
                 ->MinTime(0.3);
-            // The F32 GEMM of CPUs without AMX, where this CPU's AMX path takes the type.
+            // The F32 GEMM, where an integer path of this CPU takes the type.
             if (act == ActivationPrecision::Q16 && cpu::q16_matmul_rounds_activations(id, 2048, 512))
-                benchmark::RegisterBenchmark(("BM_Matmul/" + name + "/no_amx").c_str(), BM_Matmul, id, act, false)
+                benchmark::RegisterBenchmark(("BM_Matmul/" + name + "/f32_gemm").c_str(), BM_Matmul, id, act, false)
                     ->Apply(prompt_shapes)
                     ->UseRealTime()
                     ->Unit(benchmark::kMillisecond)

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/integer_gemm.hpp"
 #include "support/error.hpp"
 #include "support/mapped_file.hpp"
 #include "tools/option_checks.hpp"
@@ -60,9 +60,10 @@ void add_model_options(CLI::App& cmd, ModelInput& in) {
     cmd.add_flag("--no-fuse", in.no_fuse,
                  "Run every graph node on its own (a GPU otherwise computes norms, rope, cache stores and swiglu "
                  "inside the matvecs that read them), to compare with the fused result");
-    cmd.add_flag("--no-amx", in.no_amx,
-                 "CPU prompts: multiply unrounded activations with the F32 GEMM even where the CPU has AMX tiles "
-                 "(which round them to 16-bit blocks, as generation does; docs/cpu-matmul.md)");
+    cmd.add_flag("--no-int-gemm,--no-amx", in.no_int_gemm,
+                 "CPU prompts: multiply unrounded activations with the F32 GEMM even where the CPU has AMX tiles or "
+                 "AVX-512 VNNI (whose integer paths round them to 16-bit blocks, as generation does; "
+                 "docs/cpu-matmul.md)");
     cmd.add_flag("--mmap", in.mmap,
                  "Read the weights from the file's mapped pages (a GPU always does); the CPU backend otherwise "
                  "reads them from a private copy on transparent huge pages, which its matvecs read faster");
@@ -141,7 +142,7 @@ std::vector<int32_t> prompt_tokens(const ModelInput& in, const tokenizer::Tokeni
 }
 
 model::SessionOptions session_options(const ModelInput& in, const model::Model& model) {
-    cpu::allow_amx(!in.no_amx);  // process-wide, before any plan sizes its matmuls' work
+    cpu::allow_integer_gemm(!in.no_int_gemm);  // process-wide, before any plan sizes its matmuls' work
     const int64_t train = model.hparams().n_ctx_train;
     int64_t n_ctx = in.ctx == 0 ? train : in.ctx;
     if (n_ctx > train) {

@@ -30,13 +30,13 @@ struct ModelInput {
     std::string split_mode = "layer";  // --split-mode: how (the one way there is)
     std::vector<double> tensor_split;  // --tensor-split: each device's share of the layers
     bool no_fuse = false;
-    bool no_amx = false;
+    bool no_int_gemm = false;
     bool mmap = false;
     bool special = false;
 };
 
 // -m (required), -t, -c/--ctx, --batch, --kv-type, --activations, --backend,
-// --device, --devices, --split-mode, --tensor-split, --no-fuse, --no-amx, --mmap;
+// --device, --devices, --split-mode, --tensor-split, --no-fuse, --no-int-gemm, --mmap;
 // numbers checked against their ranges.
 void add_model_options(CLI::App& cmd, ModelInput& in);
 // -p / -f / --tokens (one of them required unless `optional`), --special.

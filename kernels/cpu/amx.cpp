@@ -1,6 +1,6 @@
 #include "kernels/cpu/amx.hpp"
 
-#include <atomic>
+#include "kernels/cpu/integer_gemm.hpp"
 
 #ifdef TESSERA_AMX_BUILT
 #include <cpuid.h>
@@ -10,8 +10,6 @@
 
 namespace tessera::cpu {
 namespace {
-
-std::atomic<bool> allowed{true};
 
 bool granted() {
 #ifdef TESSERA_AMX_BUILT
@@ -31,9 +29,7 @@ bool granted() {
 
 bool amx_usable() {
     static const bool usable = granted();
-    return usable && allowed.load(std::memory_order_relaxed);
+    return usable && integer_gemm_allowed();
 }
-
-void allow_amx(bool allow) { allowed.store(allow, std::memory_order_relaxed); }
 
 }  // namespace tessera::cpu

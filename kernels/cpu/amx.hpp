@@ -23,13 +23,9 @@ struct alignas(64) AmxTileConfig {
 };
 
 // True when the kernels compiled AMX code, the CPU reports AMX-TILE and
-// AMX-INT8, the kernel granted the tile state, and allow_amx has not turned
-// them off. The first call asks the kernel.
+// AMX-INT8, the kernel granted the tile state, and allow_integer_gemm
+// (integer_gemm.hpp) has not turned the integer paths off. The first call
+// asks the kernel.
 bool amx_usable();
-
-// Turns the AMX kernels off (or back on) for every later matmul: the tests
-// and benchmarks compare them with the F32 GEMM of CPUs without them. Not for
-// use while a plan is live: its work buffers were sized for one path.
-void allow_amx(bool allowed);
 
 }  // namespace tessera::cpu

@@ -34,8 +34,9 @@ struct MatmulArgs {
 };
 
 // Whether ActivationPrecision::Q16 rounds x to 16-bit blocks for m tokens of
-// this weight type and k: below kQ16GemmMinTokens, and where the AMX path
-// takes the product (amx_gemm.hpp); elsewhere x is used as it is.
+// this weight type and k: below kQ16GemmMinTokens, and where an integer path
+// takes the product (amx_gemm.hpp, vnni_gemm.hpp; integer_gemm.hpp turns them
+// off); elsewhere x is used as it is.
 bool q16_matmul_rounds_activations(GgmlType weight_type, int64_t k, int64_t m);
 
 // Whether this build has a CPU kernel for the weight type (every enabled type

@@ -30,6 +30,8 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecisi
                 bytes = rows * ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes;
             else if (matmul_detail::amx_gemm_applies<T>(k, m))
                 bytes = matmul_detail::amx_activation_bytes(k, m);
+            else if (matmul_detail::vnni_gemm_applies<T>(k, m))
+                bytes = matmul_detail::VnniActivations::bytes(k, m);
             else if (m < kQ16GemmMinTokens)  // more tokens read x as it is (packed_gemm.hpp)
                 bytes = rows * ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
         }
@@ -53,11 +55,12 @@ bool matmul_supports(GgmlType weight_type) {
 }
 
 bool q16_matmul_rounds_activations(GgmlType weight_type, int64_t k, int64_t m) {
-    bool amx = false;
+    bool integer = false;
     EnabledQuantTypes::for_each([&]<class T>() {
-        if (T::id == weight_type) amx = matmul_detail::amx_gemm_applies<T>(k, m);
+        if (T::id == weight_type)
+            integer = matmul_detail::amx_gemm_applies<T>(k, m) || matmul_detail::vnni_gemm_applies<T>(k, m);
     });
-    return m < kQ16GemmMinTokens || amx;
+    return m < kQ16GemmMinTokens || integer;
 }
 
 size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationPrecision activations, int n_threads) {

@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/integer_gemm.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul/activations.hpp"
 #include "kernels/quant/registry.hpp"
@@ -156,7 +156,7 @@ std::vector<float> exact_product(GgmlType type, const std::vector<uint8_t>& w, i
 
 // ActivationPrecision::Q16's rounding of x: 16-bit blocks for quantized
 // weights where the kernel rounds (fewer than kQ16GemmMinTokens tokens, or
-// the AMX path: cpu::q16_matmul_rounds_activations), else x as it is.
+// an integer path: cpu::q16_matmul_rounds_activations), else x as it is.
 std::vector<float> q16_rounded(const QuantTypeEntry& type, const std::vector<float>& x, int64_t k, int64_t m) {
     if (type.traits.block_elems == 1 || !cpu::q16_matmul_rounds_activations(type.traits.id, k, m)) return x;
     std::vector<float> rounded(x.size());
@@ -224,7 +224,8 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
         {1, 1, 1, false},       {3, several, 1, true},  {67, several, 1, false}, {40, 1, 1, true},
         {17, 1, 2, true},       {67, several, 5, false},
         {17, several, 13, true}, {3, 1, 64, false},      {67, several, 64, true}, {5, several, 70, true},
-        // Whole 256-value spans, as the AMX path needs, with 16-row and 16-token tails.
+        // Whole 256-value spans, as the integer paths need, with tails of their
+        // blocks of rows (16, 32) and tokens (16, 6).
         {37, 512 / E, 40, true},
     };
     double worst_rounded = 0.0, worst_exact_q8 = 0.0, worst_exact_q16 = 0.0;
@@ -249,11 +250,12 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
         for (int64_t i = 0; i < s.m; ++i) std::copy_n(x.begin() + i * x_stride, k, x_dense.begin() + i * k);
         const std::vector<float> y_exact = exact_product(T::id, w_dense, s.n, k, x_dense, s.m);
 
-        // Q16 twice where the CPU has AMX: its path, and the F32 GEMM of CPUs without it.
-        const bool amx = cpu::amx_usable();
+        // Q16 twice where an integer path (AMX or VNNI) takes the type: that
+        // path, and the F32 GEMM of CPUs without one.
+        const bool integer = cpu::q16_matmul_rounds_activations(T::id, cpu::matmul_detail::kSpan, 2 * cpu::kQ16GemmMinTokens);
         for (const int pass : {0, 1, 2}) {
-            if (pass == 2 && !amx) break;
-            cpu::allow_amx(pass != 2);
+            if (pass == 2 && !integer) break;
+            cpu::allow_integer_gemm(pass != 2);
             const ActivationPrecision activations = pass == 0 ? ActivationPrecision::Q8 : ActivationPrecision::Q16;
             const bool q16 = activations == ActivationPrecision::Q16;
             cpu::MatmulArgs args{T::id, w.data(), w_stride, x.data(), size_t(x_stride) * 4, nullptr,
@@ -263,8 +265,8 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
                 q16 ? exact_product(T::id, w_dense, s.n, k, q16_rounded(type, x_dense, k, s.m), s.m)
                     : llama_cpp_dots<T>(w_dense, s.n, k, x_dense, s.m);
 
-            const std::string mode = q16 ? (pass == 2 ? " Q16 without AMX" : " Q16") : " Q8";
-            // The archs without AMX code read x as it is where the AMX path would round it.
+            const std::string mode = q16 ? (pass == 2 ? " Q16 without the integer paths" : " Q16") : " Q8";
+            // The archs without AMX or VNNI code read x as it is where those paths would round it.
             const std::vector<float>& y_unrounded_arch =
                 q16 && cpu::q16_matmul_rounds_activations(T::id, k, s.m) && s.m >= cpu::kQ16GemmMinTokens ? y_exact
                                                                                                           : y_rounded;
@@ -298,8 +300,8 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
                 void* work = std::aligned_alloc(64, (work_bytes + 63) / 64 * 64 + 64);
                 cpu::run_team(2, [&](const cpu::ThreadTeam& team) { cpu::MatmulKernel{}(arch, args, work, team); });
                 std::free(work);
-                const bool has_amx_code = std::is_base_of_v<xsimd::avx512f, Arch>;
-                EXPECT_LE(nmse(y, y_stride, has_amx_code ? y_rounded : y_unrounded_arch, s.m, s.n), 1e-10)
+                const bool has_integer_code = std::is_base_of_v<xsimd::avx512f, Arch>;
+                EXPECT_LE(nmse(y, y_stride, has_integer_code ? y_rounded : y_unrounded_arch, s.m, s.n), 1e-10)
                     << T::name << mode << " arch " << Arch::name() << " n=" << s.n << " k=" << k << " m=" << s.m;
             };
             [&]<class... Archs>(xsimd::arch_list<Archs...>) {
@@ -308,7 +310,7 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
             }(simd::CpuArchs{});
             check_arch(simd::Scalar{});
         }
-        cpu::allow_amx(true);
+        cpu::allow_integer_gemm(true);
     }
     std::printf("[ NMSE     ] %-6s vs own rounding %.2e, vs exact: Q8 %.2e, Q16 %.2e\n", std::string(T::name).c_str(),
                 worst_rounded, worst_exact_q8, worst_exact_q16);

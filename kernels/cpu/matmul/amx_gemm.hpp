@@ -8,8 +8,8 @@
 // per 16 tokens and group of 32 values, the values' high and low bytes as two
 // 8 x 64-byte tiles (row r: the 4 values 4r .. 4r + 3 of each token), each
 // token's d and d * (sum of its values). Then each thread takes 16 weight
-// rows at a time, unpacks them over all of k (the type's chunks as bytes, its
-// group scales and offsets as floats), and for every 16 tokens and group
+// rows at a time, unpacks them over all of k (group_rows.hpp: the type's chunks
+// as bytes, its group scales and offsets as floats), and for every 16 tokens and group
 // multiplies the 16 x 32 bytes of weights with both activation tiles
 // (tdpbusd: u8 x s8, exact int32 sums), stores the two 16 x 16 sums, and adds
 // them to 16 float accumulators (a row's tokens in one vector):
@@ -26,14 +26,12 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <vector>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul/activations.hpp"
-#include "kernels/cpu/matmul/span.hpp"
-#include "kernels/cpu/matmul/unpack.hpp"
+#include "kernels/cpu/matmul/group_rows.hpp"
 
 #ifdef TESSERA_AMX_BUILT
 #include <immintrin.h>
@@ -42,7 +40,7 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
-inline constexpr int64_t kAmxGroup = 32;
+inline constexpr int64_t kAmxGroup = kIntGemmGroup;
 inline constexpr int64_t kAmxTokens = 16;  // a tile's columns
 inline constexpr int64_t kAmxRows = 16;    // a tile's rows
 
@@ -61,11 +59,10 @@ inline size_t amx_activation_bytes(int64_t k, int64_t m) {
 template <class T>
 constexpr bool amx_weight_type() {
 #ifdef TESSERA_AMX_BUILT
-    if constexpr (HasUnpack<T>) {
-        if constexpr (Unpack<T>::kInt) return Unpack<T>::kGroup == kAmxGroup;
-    }
-#endif
+    return int_gemm_weight_type<T>();
+#else
     return false;
+#endif
 }
 template <class T>
 bool amx_gemm_applies(int64_t k, int64_t m) {
@@ -80,11 +77,7 @@ struct AmxGemm;
 #ifdef TESSERA_AMX_BUILT
 template <class Arch, class T>
 struct AmxGemm {
-    using Ops = UnpackOps<Arch>;
-    using U = Unpack<T>;
-    using Block = typename T::Block;
     using Group = AmxActivationGroup;
-    static constexpr int kGroupsPerSpan = int(kSpan / kAmxGroup);
 
     // Token t's activations into its lane of every group of its 16 tokens
     // (zeros for the padding tokens past m).
@@ -117,47 +110,7 @@ struct AmxGemm {
         for (int64_t t = t_begin; t < t_end; ++t) convert_token(a, t, groups);
     }
 
-    // One thread's 16 rows unpacked: bytes[g][row][32], and per group the
-    // rows' scales and biases (zeros past `rows`).
-    struct Rows {
-        std::vector<uint8_t> bytes;
-        std::vector<float> scale, bias;
-    };
-
-    static void unpack_rows(const MatmulArgs& a, int64_t j0, int rows, Rows& out) {
-        const int64_t n_groups = a.k / kAmxGroup;
-        // A whole block of rows overwrites every entry; a last block of fewer
-        // leaves the missing rows zero (their sums are computed, not stored).
-        const auto size = [rows](auto& v, size_t n) { rows < kAmxRows ? v.assign(n, {}) : v.resize(n); };
-        size(out.bytes, size_t(n_groups * kAmxRows * kAmxGroup));
-        size(out.scale, size_t(n_groups * kAmxRows));
-        size(out.bias, size_t(n_groups * kAmxRows));
-        for (int r = 0; r < rows; ++r) {
-            const auto* row = reinterpret_cast<const Block*>(static_cast<const char*>(a.w) + (j0 + r) * a.w_stride);
-            for (int64_t s = 0; s < a.k / kSpan; ++s) {
-                const Block* span = row + s * (kSpan / T::block_elems);
-                typename Ops::Acc scale, min = Ops::zero();
-                span_scales<Ops, T, 1>(&span, &scale, &min);
-                const auto bias =
-                    Ops::fma(scale, Ops::set1(-float(U::kOffset)), U::kHasMin ? min : Ops::zero());
-                alignas(64) float scales[16], biases[16];
-                Ops::store(scale, scales);
-                Ops::store(bias, biases);
-                const int64_t g0 = s * kGroupsPerSpan;
-                for (int g = 0; g < kGroupsPerSpan; ++g) {
-                    out.scale[size_t((g0 + g) * kAmxRows + r)] = scales[g];
-                    out.bias[size_t((g0 + g) * kAmxRows + r)] = biases[g];
-                }
-                for_chunks([&]<int C>() {  // chunk C: groups 2C and 2C + 1, in order
-                    alignas(64) uint8_t q[64];
-                    Ops::store_bytes(U::template chunk<Ops, C>(span), q);
-                    for (int h = 0; h < 2; ++h)
-                        std::memcpy(out.bytes.data() + ((g0 + 2 * C + h) * kAmxRows + r) * kAmxGroup, q + 32 * h,
-                                    kAmxGroup);
-                });
-            }
-        }
-    }
+    using Rows = GroupRows<Arch, T, int(kAmxRows)>;
 
     // Tiles: 0 the weights (16 rows x 32 bytes), 1 and 2 the activations' high
     // and low bytes (8 x 64), 3 and 4 their int32 sums (16 x 16).
@@ -220,7 +173,7 @@ struct AmxGemm {
         thread_local Rows w;
         for (int64_t j0 = j_begin; j0 < j_end; j0 += kAmxRows) {
             const int rows = int(std::min<int64_t>(kAmxRows, j_end - j0));
-            unpack_rows(a, j0, rows, w);
+            w.unpack(a, j0, rows);
             for (int64_t tb = 0; tb * kAmxTokens < a.m; ++tb) tile_block(a, w, groups, tb, j0, rows);
         }
         _tile_release();

@@ -4,8 +4,9 @@
 // rows, streamed for one token (stream.hpp) or tiled for several (tiled.hpp);
 // several tokens with 16-bit precision skip the conversion and run the F32
 // GEMM on dequantized panels (packed_gemm.hpp), or, for integer types of
-// 32-value groups where the CPU has AMX, convert them for the tiles
-// (amx_gemm.hpp).
+// 32-value groups, convert them for the integer paths: AMX tiles where the CPU
+// has them (amx_gemm.hpp), else AVX-512 VNNI where the build targets it
+// (vnni_gemm.hpp).
 // Internal linkage: see unpack.hpp.
 #pragma once
 
@@ -18,6 +19,7 @@
 #include "kernels/cpu/matmul/packed_gemm.hpp"
 #include "kernels/cpu/matmul/stream.hpp"
 #include "kernels/cpu/matmul/tiled.hpp"
+#include "kernels/cpu/matmul/vnni_gemm.hpp"
 #include "tessera/enabled_quant_types.hpp"
 
 namespace tessera::cpu::matmul_detail {
@@ -33,6 +35,15 @@ void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
                 team.barrier();
                 const auto [j_begin, j_end] = team.split(args.n, kAmxRows);
                 AmxGemm<Arch, T>::run(args, groups, j_begin, j_end);
+                return;
+            }
+        }
+        if constexpr (vnni_weight_type<T>() && std::is_base_of_v<xsimd::avx512f, Arch>) {
+            if (vnni_gemm_applies<T>(args.k, args.m)) {
+                VnniGemm<Arch, T>::convert(args, work, team);
+                team.barrier();
+                const auto [j_begin, j_end] = team.split(args.n, kVnniRows);
+                VnniGemm<Arch, T>::run(args, work, j_begin, j_end);
                 return;
             }
         }
