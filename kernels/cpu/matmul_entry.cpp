@@ -31,7 +31,7 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecisi
             else if (matmul_detail::amx_gemm_applies<T>(k, m))
                 bytes = matmul_detail::amx_activation_bytes(k, m);
             else if (matmul_detail::vnni_gemm_applies<T>(k, m))
-                bytes = matmul_detail::VnniActivations::bytes(k, m);
+                bytes = matmul_detail::VnniActivations::bytes(k, m, matmul_detail::int_gemm_group<T>());
             else if (m < kQ16GemmMinTokens)  // more tokens read x as it is (packed_gemm.hpp)
                 bytes = rows * ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
         }

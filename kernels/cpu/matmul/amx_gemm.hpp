@@ -59,7 +59,7 @@ inline size_t amx_activation_bytes(int64_t k, int64_t m) {
 template <class T>
 constexpr bool amx_weight_type() {
 #ifdef TESSERA_AMX_BUILT
-    return int_gemm_weight_type<T>();
+    return int_gemm_group<T>() == kAmxGroup;
 #else
     return false;
 #endif

@@ -1,9 +1,8 @@
-// A block of weight rows of an integer type whose groups are 32 values,
-// unpacked over all of k for the integer paths of the several-token Q16
-// matmul (amx_gemm.hpp, vnni_gemm.hpp): the type's chunk bytes as its dots
-// read them (unsigned, kOffset still in them), and per group and row its
-// scale and its bias, min - kOffset * scale, as packed_gemm.hpp's
-// dequantize_span has them, so that
+// A block of weight rows of an integer type, unpacked over all of k for the
+// integer paths of the several-token Q16 matmul (amx_gemm.hpp, vnni_gemm.hpp):
+// the type's chunk bytes as its dots read them (unsigned, kOffset still in
+// them), and per group and row its scale and its bias, min - kOffset * scale,
+// as packed_gemm.hpp's dequantize_span has them, so that
 //
 //   sum_i w[i] x[i] = scale * sum_i q[i] x[i] + bias * sum_i x[i]   (per group).
 // Internal linkage: see unpack.hpp.
@@ -20,25 +19,28 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
+// The groups of the AMX path's tiles, and of the 16-bit blocks x is rounded
+// in (activations.hpp's kQ16Block).
 inline constexpr int64_t kIntGemmGroup = 32;
 
-// Whether the integer paths can take weights of type T: whole groups of 32
-// values with one scale each.
+// Type T's group of values with one scale (16 or 32), or 0 where T has no
+// integer unpack.
 template <class T>
-constexpr bool int_gemm_weight_type() {
+constexpr int64_t int_gemm_group() {
     if constexpr (HasUnpack<T>) {
-        if constexpr (Unpack<T>::kInt) return Unpack<T>::kGroup == kIntGemmGroup;
+        if constexpr (Unpack<T>::kInt) return Unpack<T>::kGroup;
     }
-    return false;
+    return 0;
 }
 
-// Rows of one block: bytes[g][row][32], scale[g][row], bias[g][row].
+// Rows of one block: bytes[g][row][kGroup], scale[g][row], bias[g][row].
 template <class Arch, class T, int kRows>
 struct GroupRows {
     using Ops = UnpackOps<Arch>;
     using U = Unpack<T>;
     using Block = typename T::Block;
-    static constexpr int kGroupsPerSpan = int(kSpan / kIntGemmGroup);
+    static constexpr int64_t kGroup = U::kGroup;
+    static constexpr int kGroupsPerSpan = int(kSpan / kGroup), kGroupsPerChunk = int(64 / kGroup);
 
     std::vector<uint8_t> bytes;
     std::vector<float> scale, bias;
@@ -46,9 +48,9 @@ struct GroupRows {
     // Rows j0 .. j0 + rows - 1 (rows <= kRows; k a multiple of kSpan); the
     // rows past them zero (their sums are computed, not stored).
     void unpack(const MatmulArgs& a, int64_t j0, int rows) {
-        const int64_t n_groups = a.k / kIntGemmGroup;
+        const int64_t n_groups = a.k / kGroup;
         const auto size = [rows](auto& v, size_t n) { rows < kRows ? v.assign(n, {}) : v.resize(n); };
-        size(bytes, size_t(n_groups * kRows * kIntGemmGroup));
+        size(bytes, size_t(n_groups * kRows * kGroup));
         size(scale, size_t(n_groups * kRows));
         size(bias, size_t(n_groups * kRows));
         for (int r = 0; r < rows; ++r) {
@@ -67,12 +69,12 @@ struct GroupRows {
                     scale[size_t((g0 + g) * kRows + r)] = scales[g];
                     bias[size_t((g0 + g) * kRows + r)] = biases[g];
                 }
-                for_chunks([&]<int C>() {  // chunk C: groups 2C and 2C + 1, in order
+                for_chunks([&]<int C>() {  // chunk C: the span's groups from kGroupsPerChunk * C, in order
                     alignas(64) uint8_t q[64];
                     Ops::store_bytes(U::template chunk<Ops, C>(span), q);
-                    for (int h = 0; h < 2; ++h)
-                        std::memcpy(bytes.data() + ((g0 + 2 * C + h) * kRows + r) * kIntGemmGroup, q + 32 * h,
-                                    kIntGemmGroup);
+                    for (int h = 0; h < kGroupsPerChunk; ++h)
+                        std::memcpy(bytes.data() + ((g0 + kGroupsPerChunk * C + h) * kRows + r) * kGroup,
+                                    q + kGroup * h, kGroup);
                 });
             }
         }
