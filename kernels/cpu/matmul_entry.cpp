@@ -26,14 +26,18 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecisi
                             " (m = " + std::to_string(m) + ")");
             using matmul_detail::ActivationLayout;
             const size_t rows = size_t(m == 1 ? std::max(n_threads, 1) : m);  // one token: a copy per thread
-            if (activations == ActivationPrecision::Q8)
+            if (activations == ActivationPrecision::Q8) {
                 bytes = rows * ActivationLayout<T, ActivationPrecision::Q8>(k).row_bytes;
-            else if (matmul_detail::amx_gemm_applies<T>(k, m))
-                bytes = matmul_detail::amx_activation_bytes(k, m);
-            else if (matmul_detail::vnni_gemm_applies<T>(k, m))
-                bytes = matmul_detail::VnniActivations::bytes(k, m, matmul_detail::int_gemm_group<T>());
-            else if (m < kQ16GemmMinTokens)  // more tokens read x as it is (packed_gemm.hpp)
+                return;
+            }
+            if (m < kQ16GemmMinTokens)  // more tokens read x as it is (packed_gemm.hpp)
                 bytes = rows * ActivationLayout<T, ActivationPrecision::Q16>(k).row_bytes;
+            // An arch without AMX or VNNI code (the scalar fallback) takes the
+            // path above where these would: the work fits both.
+            if (matmul_detail::amx_gemm_applies<T>(k, m))
+                bytes = std::max(bytes, matmul_detail::amx_activation_bytes(k, m));
+            else if (matmul_detail::vnni_gemm_applies<T>(k, m))
+                bytes = std::max(bytes, matmul_detail::VnniActivations::bytes(k, m, matmul_detail::int_gemm_group<T>()));
         }
     });
     if (!found) {

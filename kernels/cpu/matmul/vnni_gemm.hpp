@@ -48,6 +48,10 @@ namespace {
 
 inline constexpr int64_t kVnniRows = 32;   // two vectors of 16 rows
 inline constexpr int kVnniTokens = 6;      // 2 x 6 int32 and 2 x 6 float sums in registers
+// From 12 tokens on it is faster than the integer dots of fewer tokens
+// (tiled.hpp), which kQ16GemmMinTokens leaves below 16
+// (docs/measured-choices.md#q16-gemm-threshold).
+inline constexpr int64_t kVnniMinTokens = 2 * kVnniTokens;
 
 // One vector of the laid-out weights (over-aligned: std::vector allocates it so).
 struct alignas(64) VnniLanes {
@@ -83,7 +87,7 @@ constexpr bool vnni_weight_type() {
 }
 template <class T>
 bool vnni_gemm_applies(int64_t k, int64_t m) {
-    return vnni_weight_type<T>() && m >= kQ16GemmMinTokens && k % kSpan == 0 && integer_gemm_allowed();
+    return vnni_weight_type<T>() && m >= kVnniMinTokens && k % kSpan == 0 && integer_gemm_allowed();
 }
 
 // Defined where the build has VNNI; the driver instantiates it only where
