@@ -131,7 +131,10 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k}, {bw, x16.binding, x16.binding}, {by}, push,
                      groups_of(push.n, t.bm), push.col_groups * batches);
     } else {
-        const Tile& t = rec.device().info().on_host_cpu ? kTileOnCpu : kTile;
+        const bool cpu = rec.device().info().on_host_cpu;
+        const Tile& large = cpu ? kTileOnCpu : kTile;
+        const uint64_t tiles = groups_of(uint32_t(w.ne[1]), large.bm) * groups_of(uint32_t(x.ne[1]), large.bn) * batches;
+        const Tile& t = tiles >= kSmallGridTiles ? large : cpu ? kSmallTileOnCpu : kSmallTile;
         const MatmulPush push = matmul_push(t.bn);
         rec.dispatch(weight_shader("matmul", w.type), {t.group(), t.bm, t.bn, t.bk, t.tm, t.tn}, {bw, bx, bx}, {by}, push,
                      groups_of(push.n, t.bm), push.col_groups * batches);

@@ -49,6 +49,15 @@ constexpr Tile kTile{64, 64, 16, 4, 4};
 // step, a quarter of the invocations and half the steps
 // (docs/measured-choices.md#tiled-matmul-on-a-cpu-device).
 constexpr Tile kTileOnCpu{64, 64, 32, 8, 8};
+// Grids of fewer than kSmallGridTiles workgroups of those tiles (a router's
+// few rows: Qwen3-30B-A3B's 128 by 512 tokens are 16 workgroups) leave most
+// of a large GPU idle, and each step's loads are waited for by a workgroup
+// alone on its multiprocessor: 16 x 16 tiles of 64 values a step, 16 times
+// the workgroups and a quarter of the steps (on an H200 the router's matmul
+// went from 0.59 to 0.064 ms: docs/measured-choices.md#small-tiled-matmuls).
+// A CPU device takes the same tile in 16 threads, 4 x 4 outputs each.
+constexpr uint32_t kSmallGridTiles = 128;
+constexpr Tile kSmallTile{16, 16, 64, 1, 1}, kSmallTileOnCpu{16, 16, 64, 4, 4};
 
 // A tensor-core kernel: its skeleton, its BM x BN tile and BK values per
 // step; each subgroup computes frag_rows x 2 of the device's cooperative
@@ -68,7 +77,8 @@ struct CoopTile {
 // subgroups of 64 x 32 in 64 x 128 x 32 tiles, which smaller ones do not fill
 // a large GPU with (docs/measured-choices.md#tensor-core-tiles).
 constexpr CoopTile kCoopSquare{"matmul_coopmat", 64, 64, 64, 2}, kCoopTall{"matmul_tall_coopmat", 64, 128, 32, 4};
-static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0,
+static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kSmallTile.bk % 16 == 0 && kSmallTileOnCpu.bk % 16 == 0 &&
+                  kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0,
               "whole runs of dequant16");
 constexpr int64_t kTallFromRows = 4096;
 
