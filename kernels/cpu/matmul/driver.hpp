@@ -3,10 +3,10 @@
 // copy), then each thread takes a range of weight
 // rows, streamed for one token (stream.hpp) or tiled for several (tiled.hpp);
 // several tokens with 16-bit precision skip the conversion and run the F32
-// GEMM on dequantized panels (packed_gemm.hpp), or, for integer types of
-// 32-value groups, convert them for the integer paths: AMX tiles where the CPU
-// has them (amx_gemm.hpp), else AVX-512 VNNI where the build targets it
-// (vnni_gemm.hpp).
+// GEMM on dequantized panels (packed_gemm.hpp), or, for the integer types,
+// convert them for the integer paths: AMX tiles where the CPU has them and the
+// groups are 32 values (amx_gemm.hpp), else AVX-512 VNNI where the build
+// targets it (vnni_gemm.hpp, from kVnniMinTokens tokens).
 // Internal linkage: see unpack.hpp.
 #pragma once
 
