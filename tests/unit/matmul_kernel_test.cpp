@@ -15,6 +15,7 @@
 #include "kernels/cpu/integer_gemm.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul/activations.hpp"
+#include "kernels/cpu/matmul/stream_spacing.hpp"
 #include "kernels/quant/registry.hpp"
 #include "op_reference.hpp"
 #include "ops/matmul.hpp"
@@ -203,6 +204,10 @@ double exact_threshold(ActivationPrecision activations) {
 struct Shape {
     int64_t n, k_blocks, m;
     bool strided;
+    // Rows an odd multiple of 128 bytes apart: one token's row streams of 32
+    // (or 16) rows then start a multiple of 4 KiB apart, which the driver
+    // avoids by leaving rows to read after the streams (stream_spacing.hpp).
+    bool page_aliased = false;
 };
 
 template <class T>
@@ -227,12 +232,14 @@ TYPED_TEST(MatmulTest, MatchesReferences) {
         // Whole 256-value spans, as the integer paths need, with tails of their
         // blocks of rows (16, 32) and tokens (16, 6).
         {37, 512 / E, 40, true},
+        {131, several, 1, false, true},
     };
     double worst_rounded = 0.0, worst_exact_q8 = 0.0, worst_exact_q16 = 0.0;
     for (const Shape& s : shapes) {
         const int64_t k = s.k_blocks * E;
         const size_t row_bytes = size_t(k / E) * sizeof(typename T::Block);
-        const size_t w_stride = row_bytes + (s.strided ? 8 : 0);
+        size_t w_stride = row_bytes + (s.strided ? 8 : 0);
+        if (s.page_aliased) w_stride = (row_bytes / 256 + 1) * 256 + 128;
         const int64_t x_stride = k + (s.strided ? 5 : 0), y_stride = s.n + (s.strided ? 3 : 0);
 
         const std::vector<float> wf = random_values(size_t(s.n * k), uint32_t(11 * s.n + k));
@@ -321,6 +328,27 @@ TEST(Matmul, RejectsBadArguments) {
     EXPECT_THROW(cpu::matmul_work_bytes(GgmlType::Q4_K, 0, 1, ActivationPrecision::Q8, 1), Error);
     EXPECT_FALSE(cpu::matmul_supports(GgmlType(9999)));
     EXPECT_THROW(cpu::matmul_work_bytes(GgmlType(9999), 32, 1, ActivationPrecision::Q8, 1), Error);
+}
+
+// The streams of one token's matmul: rows left out where their starts would
+// share a 4 KiB page offset, and only then.
+TEST(MatvecStreams, ApartInThePage) {
+    using cpu::matmul_detail::page_spread;
+    using cpu::matmul_detail::stream_rows;
+    // 2176-byte rows (Q8_0, k = 2048), 256 rows a stream: 136 pages apart.
+    // 255 and 254 rows leave two streams 256 bytes apart; 253 rows: 768.
+    EXPECT_EQ(page_spread(256 * 2176, 4), 0);
+    EXPECT_EQ(page_spread(255 * 2176, 4), 256);
+    EXPECT_EQ(page_spread(253 * 2176, 4), 768);
+    EXPECT_EQ(stream_rows(1024, 2176, 4), 253);
+    EXPECT_EQ(stream_rows(1027, 2176, 4), 253);
+    // 1190-byte rows: 256 of them put the four streams 1536, 1024 and 512 bytes apart: kept.
+    EXPECT_EQ(stream_rows(1024, 1190, 4), 256);
+    // Rows of whole pages: no count helps, none is left out.
+    EXPECT_EQ(stream_rows(1024, 4096, 4), 256);
+    // 32 rows a stream: 31 and 30 leave two streams 256 bytes apart, 29 rows 768.
+    EXPECT_EQ(stream_rows(128, 2176, 4), 29);
+    EXPECT_EQ(stream_rows(3, 2176, 4), 0);
 }
 
 }  // namespace

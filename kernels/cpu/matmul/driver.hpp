@@ -18,6 +18,7 @@
 #include "kernels/cpu/matmul/amx_gemm.hpp"
 #include "kernels/cpu/matmul/packed_gemm.hpp"
 #include "kernels/cpu/matmul/stream.hpp"
+#include "kernels/cpu/matmul/stream_spacing.hpp"
 #include "kernels/cpu/matmul/tiled.hpp"
 #include "kernels/cpu/matmul/vnni_gemm.hpp"
 #include "tessera/enabled_quant_types.hpp"
@@ -76,12 +77,13 @@ void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
     // each quarter read in order: one ascending stream per quarter, which the
     // hardware prefetcher follows. (Neighbouring rows, one step reading a
     // span of each in turn, stream more slowly:
-    // docs/measured-choices.md#matvec-row-streams.)
+    // docs/measured-choices.md#matvec-row-streams.) A quarter may leave a
+    // few rows to the end, so that the streams are apart in the page (stream_rows).
     // Each stream is also prefetched kPrefetchBytes ahead, into the next row
     // where the row ends sooner.
     const auto* w = static_cast<const char*>(args.w);
     const size_t stride = args.w_stride;
-    const int64_t quarter = (j_end - j_begin) / kRows;
+    const int64_t quarter = stream_rows(j_end - j_begin, stride, kRows);
     for (int64_t i = 0; i < quarter; ++i) {
         const int64_t j = j_begin + i;
         Stream<Arch, T, A>::template rows<kRows>(layout, act, w + j * stride, quarter * stride, kPrefetchBytes,
