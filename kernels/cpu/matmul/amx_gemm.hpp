@@ -40,7 +40,8 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
-inline constexpr int64_t kAmxGroup = kIntGemmGroup;
+// A tile's group: the 16-bit blocks x is rounded in, so that each group has one d.
+inline constexpr int64_t kAmxGroup = kQ16Block;
 inline constexpr int64_t kAmxTokens = 16;  // a tile's columns
 inline constexpr int64_t kAmxRows = 16;    // a tile's rows
 

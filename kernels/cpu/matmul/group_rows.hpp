@@ -19,10 +19,6 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
-// The groups of the AMX path's tiles, and of the 16-bit blocks x is rounded
-// in (activations.hpp's kQ16Block).
-inline constexpr int64_t kIntGemmGroup = 32;
-
 // Type T's group of values with one scale (16 or 32), or 0 where T has no
 // integer unpack.
 template <class T>
