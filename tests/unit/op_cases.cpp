@@ -565,6 +565,16 @@ std::vector<OpCase> op_cases() {
                          }, 1e-6, 1e-5});
         }
     }
+    // A Q8_0 matrix wide enough for two rows a subgroup in the 16-bit staged
+    // matvec (matmul_variants.cpp's kX16WideRows; narrower ones take one),
+    // its rows not a multiple of a workgroup's.
+    if (find_quant_type(GgmlType::Q8_0) != nullptr)
+        for (int64_t m : {1, 3})
+            v.push_back({"matmul_Q8_0_q16_16400_rows_m" + std::to_string(m), [m](Graph& g) {
+                             Tensor* w = g.weight("w", GgmlType::Q8_0, {256, 16400, 1, 1},
+                                                  weights_of(GgmlType::Q8_0, 256, 16400).data());
+                             return matmul(w, in(g, "in_x", {256, m, 1, 1}), ActivationPrecision::Q16);
+                         }, 1e-8});
     // Rows enough for the tensor cores' tall variant (graph/vulkan/kernels/
     // matmul.cpp), not a multiple of its tile; tokens not one of its tile.
     if (find_quant_type(GgmlType::Q4_0) != nullptr)

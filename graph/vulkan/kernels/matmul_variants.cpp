@@ -33,12 +33,15 @@ struct MatvecVariant {
 };
 
 // Rows per subgroup of the 16-bit staged variant: one where a row's unit
-// holds a byte or more per value (Q8_0) and no rope pairs rows (a pair is in
-// one subgroup), else kStagedRows: what the measured row counts favoured
+// holds a byte or more per value (Q8_0), no rope pairs rows (a pair is in
+// one subgroup) and the matrix has fewer than kX16WideRows rows, else
+// kStagedRows: what the measured row counts favoured; a matrix that wide
+// fills the GPU with half the workgroups, each staging x for twice the rows
 // (docs/measured-choices.md#rows-of-the-16-bit-staged-matvec).
-uint32_t x16_rows(GgmlType type, bool rope) {
+constexpr uint32_t kX16WideRows = 16384;
+uint32_t x16_rows(GgmlType type, bool rope, uint32_t n) {
     const GgmlTypeTraits& t = ggml_type_traits(type);
-    return t.block_bytes >= t.block_elems && !rope ? 1 : kStagedRows;
+    return t.block_bytes >= t.block_elems && !rope && n < kX16WideRows ? 1 : kStagedRows;
 }
 
 // The matvec variant for weights of `type` and `cols` tokens of k values:
@@ -46,8 +49,8 @@ uint32_t x16_rows(GgmlType type, bool rope) {
 // them (8-bit activations: staged or chunked; 16-bit: staged only), else
 // with F32 x; staged where the type has that variant and its shared memory
 // fits, else chunked.
-MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t k,
-                             uint32_t cols, bool rope) {
+MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t n,
+                             uint32_t k, uint32_t cols, bool rope) {
     const VulkanDeviceInfo& info = device.info();
     const bool can_stage = info.subgroup_shuffle && info.subgroup_size >= kStagedMinSubgroup &&
                            kStagedRows * cols <= kStagedMinSubgroup && k % 32 == 0;
@@ -63,7 +66,7 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
     }
     if (precision == ActivationPrecision::Q16 && info.int_dot) {
         std::string staged = weight_shader("matvec_staged_idot16", type);
-        if (stages(staged, StagedX::Bytes16)) return {std::move(staged), true, x16_rows(type, rope)};
+        if (stages(staged, StagedX::Bytes16)) return {std::move(staged), true, x16_rows(type, rope, n)};
     }
     std::string staged = weight_shader("matvec_staged", type);
     if (stages(staged, StagedX::F32)) return {std::move(staged), true};
@@ -114,7 +117,7 @@ MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, 
 
 MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecision precision, uint32_t n, uint32_t k,
                            uint32_t cols, bool rope, const std::vector<uint32_t>& spec) {
-    const MatvecVariant variant = matvec_variant(device, type, precision, k, cols, rope);
+    const MatvecVariant variant = matvec_variant(device, type, precision, n, k, cols, rope);
     MatvecLaunch launch{variant.shader, {0, kMatvecRows, cols}, kMatvecRows};
     launch.spec.insert(launch.spec.end(), spec.begin(), spec.end());
     if (variant.staged) {
