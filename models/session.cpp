@@ -145,7 +145,8 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
         const bool last_batch = first + n == tokens.size();
         // Single-token passes reuse one plan (on a device, its recorded
         // command buffer too) while the cached positions fit its window:
-        // building and planning a pass each token cost the CPU 2-5% of it.
+        // building and planning a pass cost a CPU token a measurable share
+        // (docs/benchmarks.md#the-zen-4-vm-one-plan-for-all-decode-steps-2026-11-29-f5465b7).
         const bool reuse = n == 1 && !all_logits && trace_dir_.empty() && !options_.profile;
         std::unique_ptr<Plan> fresh;
         Plan* plan = nullptr;
