@@ -24,7 +24,8 @@ constexpr int64_t kVocab = 300;
 // The largest difference between decoded logits and row `pos` of a pass's.
 double max_diff(const std::vector<float>& decoded, const std::vector<float>& pass, int64_t pos) {
     double d = 0;
-    for (int64_t i = 0; i < kVocab; ++i) d = std::max(d, double(std::fabs(decoded[size_t(i)] - pass[size_t(pos * kVocab + i)])));
+    for (int64_t i = 0; i < kVocab; ++i)
+        d = std::max(d, double(std::fabs(decoded[size_t(i)] - pass[size_t(pos * kVocab + i)])));
     return d;
 }
 
