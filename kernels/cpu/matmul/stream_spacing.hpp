@@ -23,9 +23,8 @@ inline int64_t page_spread(size_t apart, int streams) {
 // `stride` bytes: rows / streams, lowered by up to 8 (and at most a quarter;
 // the caller reads the rows left over after the streams) where that puts the
 // streams at least kStreamSpread bytes apart in the page. Streams a multiple
-// of 4 KiB apart share cache sets all the way along: on huge pages, Q8_0
-// generation ran 7-12% slower for it on a 2-core EPYC
-// (docs/measured-choices.md#matvec-streams-apart-in-the-page).
+// of 4 KiB apart share cache sets all the way along, which slowed generation
+// from weights on huge pages (docs/measured-choices.md#matvec-streams-apart-in-the-page).
 inline constexpr int64_t kStreamSpread = 512;
 inline int64_t stream_rows(int64_t rows, size_t stride, int streams) {
     const int64_t even = rows / streams;
