@@ -21,8 +21,10 @@ layout(constant_id = 11) const uint EPILOGUE = NO_EPILOGUE;
 layout(binding = 7, scalar) coherent buffer Stored { float stored[]; };
 layout(binding = 9) coherent buffer Counters { uint counters[]; };  // from the binding's start; else y again
 
-#define REDUCE_PARTIALS \
-    (EPILOGUE == ROUTER_TOPK || EPILOGUE == ROUTER_PARTIALS || EPILOGUE == HEAD_NORM_ROPE ? gl_WorkGroupSize.x : 1)
+#define REDUCE_PARTIALS                                                                                  \
+    (EPILOGUE == ROUTER_TOPK || EPILOGUE == ROUTER_PARTIALS || EPILOGUE == HEAD_NORM_ROPE || EPILOGUE == EXPERT_SUM \
+         ? gl_WorkGroupSize.x                                                                                  \
+         : 1)
 #include "reduce.glsl"
 
 shared bool completes;

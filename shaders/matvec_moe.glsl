@@ -18,7 +18,11 @@
 //                slot_w[] as moe_sum reads them; else the router's
 //                probabilities in slot_w[] at the slots' expert ids, as
 //                moe_weights.comp computes them (WEIGHTS_NORMALIZED: divided
-//                by their sum, moe_weight_scale.glsl).
+//                by their sum, moe_weight_scale.glsl); or (WEIGHTS_OF_LOGITS,
+//                normalized or not) from a split router's logits before the
+//                norm's scale (moe_router_split.comp): the softmax of
+//                scale * s * z over every expert, s = 1 / rms(h') of the
+//                h' the router's norm reads (binding 4), then as above.
 //   ROUTER_PARTIALS  the rows are a MoE layer's residual h' (the o
 //                projection plus its addend), which its router reads
 //                through the ffn rms_norm: a router logit is linear in h',
@@ -35,8 +39,10 @@
 // which call moe_epilogue() at their end from every invocation; includes
 // topk_rank.glsl and moe_weight_scale.glsl.
 const bool ROUTER_RANKS = EPILOGUE == ROUTER_TOPK || EPILOGUE == ROUTER_PARTIALS;
-const uint WEIGHTS_STORED = 0, WEIGHTS_OF_PROBS = 1, WEIGHTS_NORMALIZED = 2;
+const uint WEIGHTS_STORED = 0, WEIGHTS_OF_PROBS = 1, WEIGHTS_NORMALIZED = 2, WEIGHTS_OF_LOGITS = 3,
+           WEIGHTS_OF_LOGITS_NORMALIZED = 4;
 layout(constant_id = 12) const uint WEIGHTS = WEIGHTS_STORED;
+const bool WEIGHTS_LOGITS = WEIGHTS == WEIGHTS_OF_LOGITS || WEIGHTS == WEIGHTS_OF_LOGITS_NORMALIZED;
 layout(constant_id = 13) const bool SUM_ADDEND = false;
 layout(constant_id = 14) const float WEIGHT_SUM_FLOOR = 6.103515625e-5;  // kMoeWeightSumFloor
 layout(constant_id = 15) const bool ROUTER_GAIN = false;  // ROUTER_PARTIALS: the norm's gain, at x2[]
@@ -53,6 +59,9 @@ layout(binding = 6, scalar) readonly buffer SlotWeights { float slot_w[]; };
 layout(binding = 4, scalar) readonly buffer RouterWeights { float router_w[]; };
 layout(binding = 9, scalar) coherent buffer Partials { float partials[]; };
 layout(binding = 10, scalar) writeonly buffer RouterOut { float router_out[]; };
+// EXPERT_SUM with WEIGHTS_OF_LOGITS: h', whose norm scales the logits (Pos'
+// binding too).
+layout(binding = 4, scalar) readonly buffer NormSource { float norm_source[]; };
 
 // The push constants an epilogue's matvec leaves unused carry its own
 // (graph/vulkan/kernels/moe_matvec.cpp sets them):
@@ -60,7 +69,7 @@ layout(binding = 10, scalar) writeonly buffer RouterOut { float router_out[]; };
 //                them (dst_ne1); the softmax's scale in freq_scale
 //   EXPERT_SUM:  summed[] at rope_firsts, a token's row rot apart; the
 //                addend at a_first, a_nb1 apart; slot_w[] at a_nb2, a
-//                token's a_nb3 apart
+//                token's a_nb3 apart; WEIGHTS_OF_LOGITS: below
 //   ROUTER_PARTIALS: as ROUTER_TOPK, and the experts in x2_nb1, router_w[]
 //                at rope_firsts, router_out[] at rot (a token's row
 //                x2_nb1 apart), the norm's eps in eps and gain at x2_first
@@ -72,6 +81,11 @@ uint summed_first() { return p.rope_firsts; }
 uint summed_nb1() { return p.rot; }
 uint slot_w_first() { return p.a_nb2; }
 uint slot_w_nb1() { return p.a_nb3; }
+// WEIGHTS_OF_LOGITS: h' at x2_nb1, a token's row y_nb_head apart, of p.n
+// values; the norm's eps in eps, the softmax's scale in freq_scale, the
+// router's experts in dst_ne1 (the weight's).
+uint norm_source_first() { return p.x2_nb1; }
+uint norm_source_nb1() { return p.y_nb_head; }
 
 uint router_experts() { return p.x2_nb1; }
 uint router_w_first() { return p.rope_firsts; }
@@ -175,6 +189,21 @@ float moe_weight(uint j) { return slot_weights[j]; }
 // them, as moe_weights.comp does (the same weights as its).
 float slot_scale(uint t, uint k) {
     const uint w = slot_w_first() + t * slot_w_nb1();
+    if (WEIGHTS_LOGITS) {
+        const uint h = norm_source_first() + t * norm_source_nb1();
+        float ss = 0.0;
+        for (uint i = gl_LocalInvocationID.x; i < p.n; i += gl_WorkGroupSize.x) ss += norm_source[h + i] * norm_source[h + i];
+        const float inv_rms = inversesqrt(group_sum(ss) / float(p.n) + p.eps), scale = softmax_scale();
+        float m = -1.0e30, s = 0.0;  // softmax.glsl's NO_MAX
+        for (uint e = gl_LocalInvocationID.x; e < p.dst_ne1; e += gl_WorkGroupSize.x)
+            softmax_add(m, s, scale * (slot_w[w + e] * inv_rms));
+        float row_max, inv_sum;
+        softmax_row(m, s, row_max, inv_sum);
+        for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x)
+            slot_weights[j] = exp(scale * (slot_w[w + uint(ids[p.ids_first + t * k + j])] * inv_rms) - row_max) * inv_sum;
+        barrier();
+        return WEIGHTS == WEIGHTS_OF_LOGITS_NORMALIZED ? moe_weight_scale(k, WEIGHT_SUM_FLOOR) : 1.0;
+    }
     for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x)
         slot_weights[j] = slot_w[w + (WEIGHTS == WEIGHTS_STORED ? j : uint(ids[p.ids_first + t * k + j]))];
     barrier();

@@ -34,6 +34,14 @@ BoundTensor Recorder::bind(const Tensor& t) {
     return b;
 }
 
+BoundTensor Recorder::bind_derived(const Tensor& anchor, const std::vector<const void*>& sources, uint64_t form,
+                                   const std::function<std::vector<float>()>& make) {
+    std::shared_ptr<void> holder;
+    const DeviceSpan span = backend_.derived(anchor, sources, form, make, holder);
+    if (holder) holds_.push_back(std::move(holder));
+    return {.buffer = span.buffer, .offset = span.offset, .range = span.buffer_end - span.offset};
+}
+
 BoundTensor Recorder::derived_copy(const BoundTensor& source, uint64_t form, VkDeviceSize bytes, bool& fresh) {
     return derive(scratch_, source, form, bytes, fresh);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -46,6 +47,11 @@ public:
     VulkanDevice& device();
     // Where t is on the device; a weight's copy is held from then on (take_holds()).
     BoundTensor bind(const Tensor& t);
+    // A weight derived from model weights, among them `anchor`
+    // (VulkanBackend::derived: `make` computes its values the first time),
+    // held as bind holds a weight.
+    BoundTensor bind_derived(const Tensor& anchor, const std::vector<const void*>& sources, uint64_t form,
+                             const std::function<std::vector<float>()>& make);
     // The weights' device copies the bindings so far read (VulkanBackend::locate):
     // whoever runs the commands holds them until the commands are gone.
     std::vector<std::shared_ptr<void>> take_holds() { return std::move(holds_); }

@@ -86,8 +86,10 @@ VulkanBackend::VulkanBackend(int device_index)
     : device_(open_vulkan_device(device_index)), spare_submitters_(std::make_shared<SpareSubmitters>()) {}
 
 VulkanBackend::~VulkanBackend() {
-    for (auto& [base, region] : regions_)  // weights' copies go with their last holder
+    for (auto& [base, region] : regions_) {  // weights' copies go with their last holder
         if (region.mirror && !region.weight) device_->memory().release(region.allocation);
+        for (const auto& [key, d] : region.derived) device_->memory().release(d);
+    }
 }
 
 std::vector<PipelineCache::Statistics> VulkanBackend::pipeline_statistics() const {
@@ -318,8 +320,10 @@ DeviceSpan VulkanBackend::locate(const Tensor& t, std::shared_ptr<void>& holder)
                 if (const auto backend = self.lock()) {
                     const auto it = backend->regions_.find(base);
                     if (it != backend->regions_.end() && it->second.allocation.buffer == a.buffer &&
-                        it->second.allocation.offset == a.offset)
+                        it->second.allocation.offset == a.offset) {
+                        for (const auto& [key, d] : it->second.derived) device->memory().release(d);
                         backend->regions_.erase(it);
+                    }
                 }
                 device->memory().release(a);
             });
@@ -332,6 +336,21 @@ DeviceSpan VulkanBackend::locate(const Tensor& t, std::shared_ptr<void>& holder)
     const DeviceAllocation& a = region->second.allocation;
     const size_t offset = reinterpret_cast<uintptr_t>(t.data) - region->first;
     return {.buffer = a.buffer, .offset = a.offset + offset, .buffer_end = a.offset + a.size};
+}
+
+DeviceSpan VulkanBackend::derived(const Tensor& anchor, const std::vector<const void*>& sources, uint64_t form,
+                                  const Derivation& make, std::shared_ptr<void>& holder) {
+    locate(anchor, holder);
+    DeviceAllocation& a = regions_.at(reinterpret_cast<uintptr_t>(anchor.storage_root()->data)).derived[{sources, form}];
+    if (a.buffer == VK_NULL_HANDLE) {
+        const std::vector<float> values = make();
+        const size_t bytes = values.size() * sizeof(float);
+        a = device_->memory().allocate(std::max<size_t>(bytes, 4), MemoryKind::Device);
+        upload(a, bytes, 1, [&](size_t offset, size_t n, void* out) {
+            std::memcpy(out, reinterpret_cast<const uint8_t*>(values.data()) + offset, n);
+        });
+    }
+    return {.buffer = a.buffer, .offset = a.offset, .buffer_end = a.offset + a.size};
 }
 
 std::shared_ptr<void> VulkanBackend::preload(const Tensor& weight) {

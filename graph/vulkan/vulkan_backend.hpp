@@ -17,6 +17,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "graph/backend.hpp"
 #include "graph/vulkan/memory_pool.hpp"
@@ -70,6 +72,15 @@ public:
     // has not seen to the device first. For a weight `holder` is set to what
     // keeps its copy (the span is valid while it lives), else to nullptr.
     DeviceSpan locate(const Tensor& t, std::shared_ptr<void>& holder);
+    // A weight that a fused kernel derives from model weights (a product of
+    // them, say), computed by `make` on the host the first time it is asked
+    // for and copied to the device; `sources` (the host addresses of what it
+    // is derived from) and `form` (which derivation) name it. It lives as
+    // long as the device copy of weight `anchor`, one of its sources (that
+    // copy's `holder` is set as locate sets it).
+    using Derivation = std::function<std::vector<float>()>;
+    DeviceSpan derived(const Tensor& anchor, const std::vector<const void*>& sources, uint64_t form,
+                       const Derivation& make, std::shared_ptr<void>& holder);
     // Dispatches, barriers and copies of the last segment recorded.
     const RecordStats& last_record_stats() const { return last_stats_; }
     // Sets `bytes` of device memory at `offset` in `buffer` to zero, now (a
@@ -89,6 +100,8 @@ private:
         // owned by a shared_ptr, as every one is).
         bool weight = false;
         std::weak_ptr<void> holder;
+        // Weights derived from this one and others (derived()), released with it.
+        std::map<std::pair<std::vector<const void*>, uint64_t>, DeviceAllocation> derived;
     };
     struct Segment;
     struct SpareSubmitters;

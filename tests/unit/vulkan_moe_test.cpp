@@ -35,7 +35,7 @@ constexpr int64_t kDim = 256, kFfn = 64, kExperts = 16, kChosen = 4;
 struct MoeBlock {
     Graph g;
     std::vector<std::vector<uint8_t>> weights;
-    Tensor *x = nullptr, *attn = nullptr, *ids = nullptr, *out = nullptr;
+    Tensor *x = nullptr, *attn = nullptr, *ids = nullptr, *weight = nullptr, *out = nullptr;
 
     explicit MoeBlock(bool normed = false, int64_t n = 1, bool after_o = false, int64_t experts = kExperts) {
         uint32_t seed = 20;
@@ -56,7 +56,7 @@ struct MoeBlock {
         }
         Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, experts, 1, 1}), h));
         ids = topk(probs, kChosen);
-        Tensor* weight = moe_weights(probs, ids, true);
+        weight = moe_weights(probs, ids, true);
         Tensor* token = normed || n > 1 || after_o ? reshape(h, {kDim, 1, n, 1}) : x;
         Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, experts, 1}), token, ids);
         Tensor* up = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, experts, 1}), token, ids);
@@ -92,11 +92,12 @@ TEST(VulkanMoe, RecordedTokenFollowsTheRoutersChoice) {
 }
 
 // One run of `block` on x by an executor of its own, fused or not, with
-// `more` outputs: the ids, the output and the dispatches and barriers
-// recorded.
+// `more` outputs: the ids, the output, the dispatches and barriers recorded
+// and the values of `more` (read while the executor holds them).
 struct BlockRun {
     std::vector<float> ids, out;
     uint32_t dispatches, barriers;
+    std::vector<std::vector<float>> more;
 };
 
 BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block, const std::vector<float>& x, bool fuse,
@@ -108,8 +109,10 @@ BlockRun run_block(const std::shared_ptr<VulkanBackend>& vulkan, MoeBlock& block
     if (block.attn) test::fill(block.attn, test::random_floats(x.size(), 17, 1.0f));
     e.run();
     const auto work = vulkan->last_recorded_work();
-    return {test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0,
-            work ? work->barriers : 0};
+    BlockRun run{test::values_of(*block.ids), test::values_of(*block.out), work ? work->dispatches : 0,
+                 work ? work->barriers : 0, {}};
+    for (const Tensor* t : more) run.more.push_back(test::values_of(*t));
+    return run;
 }
 
 // The fused block records its 10 nodes as 4 dispatches in 3 levels: the
@@ -167,20 +170,57 @@ TEST(VulkanMoe, RouterRunsInTheOProjectionsLevel) {
     }
 }
 
-// With more experts than vkk::kMaxRoutedExperts the o projection is a
-// dispatch of its own before the router's (its last workgroup would sum too
-// many partial logits): 5 dispatches in 4 levels, the same ids and nearly
-// the same output as every node on its own.
-TEST(VulkanMoe, ManyExpertsLeaveTheRouterALevelOfItsOwn) {
+// With more experts than vkk::kMaxRoutedExperts the router reads the o
+// projection's inputs instead of its rows (moe_router_split.hpp): o and the
+// split router two dispatches of one level, the block 5 dispatches in 3
+// levels, with the same ids and nearly the same output as every node on its
+// own, for 1 and 3 tokens. Run again with new inputs, the recorded command
+// buffer follows the new choice (the router's counter back at zero).
+TEST(VulkanMoe, ManyExpertsRouteBesideTheOProjection) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    constexpr int64_t experts = vkk::kMaxRoutedExperts + 1;
+    for (const int64_t n : {1, 3}) {
+        MoeBlock fused(true, n, true, experts);
+        Executor device(fused.g, {fused.out, fused.ids}, {.backends = {vulkan}});
+        std::vector<float> first_ids;
+        for (uint32_t round = 0; round < 3; ++round) {
+            const std::vector<float> x = test::random_floats(size_t(kDim * n), 23 + round, 2.0f);
+            MoeBlock apart_block(true, n, true, experts);
+            const BlockRun apart = run_block(vulkan, apart_block, x, false);
+            test::fill(fused.x, x);
+            test::fill(fused.attn, test::random_floats(x.size(), 17, 1.0f));  // as run_block fills it
+            device.run();
+            const std::vector<float> ids = test::values_of(*fused.ids);
+            EXPECT_EQ(ids, apart.ids) << n << " tokens, round " << round;
+            EXPECT_LE(test::nmse(apart.out, test::values_of(*fused.out)), 1e-10) << n << " tokens, round " << round;
+            if (round == 0) {
+                const auto work = vulkan->last_recorded_work();
+                ASSERT_TRUE(work);
+                EXPECT_EQ(work->dispatches, 5u) << n << " tokens";
+                EXPECT_EQ(work->barriers, 2u) << n << " tokens";
+                first_ids = ids;
+            } else {
+                EXPECT_NE(ids, first_ids) << "the router chose the same experts again: the test shows nothing";
+            }
+        }
+    }
+}
+
+// Where the weights of the experts are an output, nothing may read the split
+// router's unscaled logits as probabilities: the router keeps a level of its
+// own after the o projection, with the same ids, weights and output as every
+// node on its own.
+TEST(VulkanMoe, StoredWeightsKeepTheRoutersLevel) {
     TESSERA_VULKAN_OR_SKIP(vulkan);
     constexpr int64_t experts = vkk::kMaxRoutedExperts + 1;
     MoeBlock blocks[2] = {MoeBlock(true, 1, true, experts), MoeBlock(true, 1, true, experts)};
-    const std::vector<float> x = test::random_floats(size_t(kDim), 23, 2.0f);
-    const BlockRun fused = run_block(vulkan, blocks[1], x, true), apart = run_block(vulkan, blocks[0], x, false);
-    EXPECT_EQ(fused.ids, apart.ids);
-    EXPECT_LE(test::nmse(apart.out, fused.out), 1e-10);
-    EXPECT_EQ(fused.dispatches, 5u);
-    EXPECT_EQ(fused.barriers, 3u);
+    const std::vector<float> x = test::random_floats(size_t(kDim), 29, 2.0f);
+    const BlockRun apart = run_block(vulkan, blocks[0], x, false, {blocks[0].weight});
+    const BlockRun kept = run_block(vulkan, blocks[1], x, true, {blocks[1].weight});
+    EXPECT_EQ(kept.ids, apart.ids);
+    EXPECT_LE(test::nmse(apart.out, kept.out), 1e-10);
+    EXPECT_LE(test::nmse(apart.more[0], kept.more[0]), 1e-10);
+    EXPECT_EQ(kept.barriers, 3u);
 }
 
 // Where the router's softmax is stored (an output), the softmax's kernel

@@ -1,6 +1,7 @@
 #include "graph/vulkan/kernels/moe_fusion.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
@@ -14,6 +15,7 @@
 #include "ops/softmax.hpp"
 #include "ops/swiglu.hpp"
 #include "ops/topk.hpp"
+#include "kernels/quant/registry.hpp"
 
 namespace tessera::vkk {
 
@@ -138,6 +140,40 @@ const Tensor* ranked_router(const Tensor& norm, const Backend::ReadersOf& reader
     return topks == 1 ? router : nullptr;
 }
 
+// Whether t is a weight in host memory of whole rows of `type` (nullopt:
+// any type with a dequantization).
+bool host_weight(const Tensor& t, std::optional<GgmlType> type = std::nullopt) {
+    return t.is_leaf() && t.leaf == LeafKind::Weight && t.data && t.is_contiguous() && t.ne[2] == 1 &&
+           t.ne[3] == 1 && (type ? t.type == *type : find_quant_type(t.type) != nullptr);
+}
+
+// Whether the router of o projection `o` (through `norm`) can run beside it,
+// split (moe_router_split.hpp): its weights, the gain and o's in host
+// memory, x and the addend of o dense rows, a positive softmax scale (z
+// ranks as the probabilities then), and its probabilities read only by the
+// topk and by inlined moe_weights of its ids inside the down matvecs of
+// those ids (matvec_moe.glsl's WEIGHTS_OF_LOGITS: nothing else reads z).
+bool splits(const Tensor& o, const Tensor& norm, const Tensor& router, const Backend::ReadersOf& readers_of) {
+    const Tensor &x = *o.src[1], &h = *o.src[2];
+    if (!host_weight(*router.src[0], GgmlType::F32) || !host_weight(*o.src[0]) || !x.is_contiguous() ||
+        !h.is_contiguous() || h.ne != o.ne || x.ne[2] != 1 || x.ne[3] != 1 ||
+        (norm.src.size() > 1 && !host_weight(*norm.src[1], GgmlType::F32)))
+        return false;
+    const Tensor& softmax = *readers_of(router)[0];
+    if (!(softmax.param<SoftmaxParams>().scale > 0)) return false;
+    for (const Tensor* w : readers_of(softmax)) {
+        if (is(*w, ops::kTopk)) continue;
+        if (!w->inlined) return false;  // a moe_weights (router_softmax)
+        for (const Tensor* sum : readers_of(*w)) {
+            const Tensor& down = *sum->src[0];
+            if (!is(*sum, ops::kMoeSum) || !down.inlined || !is(down, ops::kMatmulId) || down.src[2] != w->src[1] ||
+                down.src[0]->ne[2] != router.ne[0])
+                return false;
+        }
+    }
+    return true;
+}
+
 // A MoE layer's o projection in generation (a matvec of few tokens, its
 // residual the addend: h' = W attn + h), read by the ffn rms_norm, inlined
 // into a router that its topk records and into the experts' matvecs, and
@@ -158,10 +194,19 @@ bool routed_residual(const Tensor& o, std::span<Tensor* const> readers, const Ba
     }
     if (!norm || (norm->src.size() > 1 && !dense_rows(*norm->src[1], 4))) return false;
     const Tensor* router = ranked_router(*norm, readers_of);
-    return router && router->ne[0] <= kMaxRoutedExperts && router->src[0]->ne[0] == o.ne[0];
+    if (!router || router->src[0]->ne[0] != o.ne[0]) return false;
+    return router->ne[0] <= kMaxRoutedExperts || splits(o, *norm, *router, readers_of);
 }
 
 }  // namespace
+
+const Tensor* split_router_norm(const Tensor& router) {
+    const Tensor& x = *router.src[1];
+    return router.ne[0] > kMaxRoutedExperts && x.inlined && is(x, ops::kRmsNorm) && x.src[0]->inlined &&
+                   is(*x.src[0], ops::kMatmul)
+               ? &x
+               : nullptr;
+}
 
 bool moe_computed_later(const Tensor& node, std::span<Tensor* const> readers, const Backend::ReadersOf& readers_of) {
     return routed_residual(node, readers, readers_of);

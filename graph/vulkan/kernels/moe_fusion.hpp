@@ -36,11 +36,15 @@
 //     the router's logits, which are linear in h', and the last one ranks
 //     them (matvec_moe.glsl's ROUTER_PARTIALS); stored, for the experts and
 //     the residual. The router takes no level of its own: a Mixtral layer
-//     (8 experts) is 9 dispatches in 6 levels. Only for routers of at most
-//     kMaxRoutedExperts.
+//     (8 experts) is 8 dispatches in 5 levels. For routers of at most
+//     kMaxRoutedExperts; with more, the topk records the o projection and
+//     beside it a dispatch that finds the router's logits from the o
+//     projection's inputs (moe_router_split.hpp), the down matvec's last
+//     workgroups then scaling them by the norm of h'.
 // With the attention's fusions (matvec_fusion.hpp, head_norm_rope.hpp) a
-// Qwen3-30B-A3B layer (128 experts, the router in a level of its own) is 11
-// dispatches in 7 levels per token: 13 in 9 with
+// Qwen3-30B-A3B layer (128 experts) is 9 dispatches in 5 levels per token
+// (9 in 6 with the router in a level of its own, 11 in 7 before the head
+// norms went into attention and k's matvec: docs/vulkan.md): 13 in 9 with
 // the topk and the sum dispatches of their own, 17 in 12 before the norm
 // here and the q/k norms were inlined, 23 in 16 unfused
 // (docs/vulkan.md#mixture-of-experts; the topk found by each of its readers,
@@ -78,6 +82,12 @@ bool moe_stores(const Tensor& node, std::span<Tensor* const> readers);
 // Backend::computed_later: a MoE layer's o projection, which the topk that
 // ranks its router records, computing the router's logits from its rows.
 bool moe_computed_later(const Tensor& node, std::span<Tensor* const> readers, const Backend::ReadersOf& readers_of);
+
+// The rms_norm that router matvec `router` reads, where the topk that ranks
+// it records it beside its o projection, split (moe_router_split.hpp: more
+// than kMaxRoutedExperts experts, the o projection computed later); else
+// nullptr. Its storage then holds the logits before the norm's scale.
+const Tensor* split_router_norm(const Tensor& router);
 
 // Where the kernels that read the router's probabilities `probs` (a softmax)
 // find them: in probs itself; for an inlined softmax in its logits, of which

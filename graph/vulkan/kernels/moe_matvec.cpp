@@ -4,6 +4,7 @@
 
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
 #include "graph/vulkan/kernels/moe_fusion.hpp"
+#include "graph/vulkan/kernels/moe_router_split.hpp"
 #include "ops/matmul.hpp"
 #include "ops/moe_weights.hpp"
 #include "ops/rms_norm.hpp"
@@ -15,7 +16,8 @@ namespace {
 
 // shaders/matvec_moe.glsl's specialization constants and their values.
 constexpr uint32_t kWeightsConstant = 12, kSumAddendConstant = 13, kSumFloorConstant = 14, kRouterGainConstant = 15;
-constexpr uint32_t kWeightsStored = 0, kWeightsOfProbs = 1, kWeightsNormalized = 2;
+constexpr uint32_t kWeightsStored = 0, kWeightsOfProbs = 1, kWeightsNormalized = 2, kWeightsOfLogits = 3,
+                   kWeightsOfLogitsNormalized = 4;
 
 // The ranking's push constants (shaders/matvec_moe.glsl's ROUTER_TOPK and
 // ROUTER_PARTIALS): the topk's ids, their count, the softmax's scale.
@@ -61,6 +63,7 @@ void record_routed_residual(const Tensor& topk, const Tensor& router, const Tens
 
 void record_router_topk(const Tensor& topk, Recorder& rec) {
     const Tensor &softmax = *topk.src[0], &router = *softmax.src[0], &x = *router.src[1];
+    if (split_router_norm(router)) return record_split_router(topk, router, x, *x.src[0], rec);
     if (x.inlined && is(x, ops::kRmsNorm) && x.src[0]->inlined && is(*x.src[0], ops::kMatmul))
         return record_routed_residual(topk, router, x, *x.src[0], rec);
     MatvecDispatch d = matvec_dispatch(*fused_matvec(router), rec);
@@ -74,13 +77,25 @@ bool record_expert_sum(const Tensor& sum, const Tensor* addend, const Tensor& ou
     const Tensor &down = *sum.src[0], &weights = *sum.src[1];
     const Tensor* source = &weights;
     uint32_t mode = kWeightsStored;
+    const Tensor* norm = nullptr;  // of a split router's h'
     if (weights.inlined) {  // a moe_weights: of the router's probabilities at the ids
         const RouterSource router = router_source(*weights.src[0]);
         if (router.logits || weights.src[1] != down.src[2]) return false;
         source = router.tensor;
-        mode = weights.param<MoeWeightsParams>().normalize ? kWeightsNormalized : kWeightsOfProbs;
+        norm = split_router_norm(*source);
+        const bool normalize = weights.param<MoeWeightsParams>().normalize;
+        mode = norm ? (normalize ? kWeightsOfLogitsNormalized : kWeightsOfLogits)
+                    : (normalize ? kWeightsNormalized : kWeightsOfProbs);
     }
     MatvecDispatch d = expert_matvec_dispatch(down, rec);
+    if (norm) {  // the split router's logits (moe_router_split.hpp), scaled by 1 / rms(h') here
+        const Tensor& h = *norm->src[0];
+        d.reads[4] = rec.bind(h);
+        d.push.x2_nb1 = d.reads[4].first(4);
+        d.push.y_nb_head = uint32_t(h.nb[1] / 4);
+        d.push.eps = norm->param<RmsNormParams>().eps;
+        d.push.freq_scale = weights.src[0]->param<SoftmaxParams>().scale;
+    }
     const BoundTensor bw = rec.bind(*source), bo = rec.bind(out);
     d.reads[6] = bw;
     d.writes[1] = bo;
