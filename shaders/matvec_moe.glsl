@@ -192,15 +192,20 @@ float slot_scale(uint t, uint k) {
     if (WEIGHTS_LOGITS) {
         const uint h = norm_source_first() + t * norm_source_nb1();
         float ss = 0.0;
-        for (uint i = gl_LocalInvocationID.x; i < p.n; i += gl_WorkGroupSize.x) ss += norm_source[h + i] * norm_source[h + i];
+        for (uint i = gl_LocalInvocationID.x; i < p.n; i += gl_WorkGroupSize.x) {
+            const float v = norm_source[h + i];
+            ss += v * v;
+        }
         const float inv_rms = inversesqrt(group_sum(ss) / float(p.n) + p.eps), scale = softmax_scale();
         float m = -1.0e30, s = 0.0;  // softmax.glsl's NO_MAX
         for (uint e = gl_LocalInvocationID.x; e < p.dst_ne1; e += gl_WorkGroupSize.x)
             softmax_add(m, s, scale * (slot_w[w + e] * inv_rms));
         float row_max, inv_sum;
         softmax_row(m, s, row_max, inv_sum);
-        for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x)
-            slot_weights[j] = exp(scale * (slot_w[w + uint(ids[p.ids_first + t * k + j])] * inv_rms) - row_max) * inv_sum;
+        for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x) {
+            const float z = slot_w[w + uint(ids[p.ids_first + t * k + j])];
+            slot_weights[j] = exp(scale * (z * inv_rms) - row_max) * inv_sum;
+        }
         barrier();
         return WEIGHTS == WEIGHTS_OF_LOGITS_NORMALIZED ? moe_weight_scale(k, WEIGHT_SUM_FLOOR) : 1.0;
     }

@@ -341,7 +341,8 @@ DeviceSpan VulkanBackend::locate(const Tensor& t, std::shared_ptr<void>& holder)
 DeviceSpan VulkanBackend::derived(const Tensor& anchor, const std::vector<const void*>& sources, uint64_t form,
                                   const Derivation& make, std::shared_ptr<void>& holder) {
     locate(anchor, holder);
-    DeviceAllocation& a = regions_.at(reinterpret_cast<uintptr_t>(anchor.storage_root()->data)).derived[{sources, form}];
+    Region& region = regions_.at(reinterpret_cast<uintptr_t>(anchor.storage_root()->data));
+    DeviceAllocation& a = region.derived[{sources, form}];
     if (a.buffer == VK_NULL_HANDLE) {
         const std::vector<float> values = make();
         const size_t bytes = values.size() * sizeof(float);

@@ -6,6 +6,7 @@
 #include "graph/vulkan/kernels/kernels.hpp"
 #include "graph/vulkan/kernels/layout.hpp"
 #include "graph/vulkan/kernels/matvec_fusion.hpp"
+#include "kernels/quant/registry.hpp"
 #include "ops/add.hpp"
 #include "ops/matmul.hpp"
 #include "ops/matmul_id.hpp"
@@ -15,7 +16,6 @@
 #include "ops/softmax.hpp"
 #include "ops/swiglu.hpp"
 #include "ops/topk.hpp"
-#include "kernels/quant/registry.hpp"
 
 namespace tessera::vkk {
 
