@@ -201,11 +201,9 @@ bool routed_residual(const Tensor& o, std::span<Tensor* const> readers, const Ba
 }  // namespace
 
 const Tensor* split_router_norm(const Tensor& router) {
+    if (!router.inlined || !is(router, ops::kMatmul) || router.ne[0] <= kMaxRoutedExperts) return nullptr;
     const Tensor& x = *router.src[1];
-    return router.ne[0] > kMaxRoutedExperts && x.inlined && is(x, ops::kRmsNorm) && x.src[0]->inlined &&
-                   is(*x.src[0], ops::kMatmul)
-               ? &x
-               : nullptr;
+    return x.inlined && is(x, ops::kRmsNorm) && x.src[0]->inlined && is(*x.src[0], ops::kMatmul) ? &x : nullptr;
 }
 
 bool moe_computed_later(const Tensor& node, std::span<Tensor* const> readers, const Backend::ReadersOf& readers_of) {
