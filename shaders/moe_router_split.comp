@@ -35,27 +35,13 @@ layout(push_constant) uniform Push {
 
 const uint MAX_EXPERTS = 1024;  // graph/vulkan/kernels/moe_fusion.hpp's kMaxExperts
 shared float logits[MAX_EXPERTS];
-shared bool completes;
 
 float topk_value(uint e) { return logits[e]; }
 uint ids_row;  // where the ranked token's ids start: set before topk_rank
 void topk_store(uint rank, uint e) { ids[ids_row + rank] = int(e); }
 
 #include "topk_rank.glsl"
-
-// Counts this workgroup done; true, in every invocation, for the last one
-// (as matvec_last_group.glsl's last_to_finish).
-bool last_to_finish() {
-    memoryBarrierBuffer();
-    barrier();
-    if (gl_LocalInvocationID.x == 0) {
-        completes = atomicAdd(counters[0], 1u) == p.experts - 1;
-        if (completes) atomicExchange(counters[0], 0u);
-    }
-    barrier();
-    memoryBarrierBuffer();
-    return completes;
-}
+#include "last_to_finish.glsl"
 
 void main() {
     const uint e = flat_group();
@@ -70,7 +56,7 @@ void main() {
         acc = group_sum(acc);
         if (gl_LocalInvocationID.x == 0) z[p.z_first + t * p.z_nb1 + e] = acc;
     }
-    if (!last_to_finish()) return;
+    if (!last_to_finish(0, p.experts)) return;
     for (uint t = 0; t < p.tokens; ++t) {
         for (uint i = gl_LocalInvocationID.x; i < p.experts; i += gl_WorkGroupSize.x)
             logits[i] = z[p.z_first + t * p.z_nb1 + i];

@@ -200,10 +200,14 @@ bool routed_residual(const Tensor& o, std::span<Tensor* const> readers, const Ba
 
 }  // namespace
 
-const Tensor* split_router_norm(const Tensor& router) {
-    if (!router.inlined || !is(router, ops::kMatmul) || router.ne[0] <= kMaxRoutedExperts) return nullptr;
+const Tensor* routed_router_norm(const Tensor& router) {
+    if (!router.inlined || !is(router, ops::kMatmul)) return nullptr;
     const Tensor& x = *router.src[1];
     return x.inlined && is(x, ops::kRmsNorm) && x.src[0]->inlined && is(*x.src[0], ops::kMatmul) ? &x : nullptr;
+}
+
+const Tensor* split_router_norm(const Tensor& router) {
+    return router.ne[0] > kMaxRoutedExperts ? routed_router_norm(router) : nullptr;
 }
 
 bool moe_computed_later(const Tensor& node, std::span<Tensor* const> readers, const Backend::ReadersOf& readers_of) {

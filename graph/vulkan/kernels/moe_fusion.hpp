@@ -83,11 +83,13 @@ bool moe_stores(const Tensor& node, std::span<Tensor* const> readers);
 // ranks its router records, computing the router's logits from its rows.
 bool moe_computed_later(const Tensor& node, std::span<Tensor* const> readers, const Backend::ReadersOf& readers_of);
 
-// The rms_norm that `router` reads where it is a router's matvec that the
-// topk ranking it records beside its o projection, split
-// (moe_router_split.hpp: inlined, more than kMaxRoutedExperts experts, the
-// o projection computed later); else (any other node too) nullptr. Its
-// storage then holds the logits before the norm's scale.
+// The rms_norm that `router` reads where it is an inlined router matvec
+// that the topk ranking it records with its o projection (computed later:
+// moe_computed_later); else (any other node too) nullptr.
+const Tensor* routed_router_norm(const Tensor& router);
+// The same where that router runs beside the o projection, split
+// (moe_router_split.hpp: more than kMaxRoutedExperts experts); its storage
+// then holds the logits before the norm's scale.
 const Tensor* split_router_norm(const Tensor& router);
 
 // Where the kernels that read the router's probabilities `probs` (a softmax)

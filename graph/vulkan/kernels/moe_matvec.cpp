@@ -62,10 +62,10 @@ void record_routed_residual(const Tensor& topk, const Tensor& router, const Tens
 }  // namespace
 
 void record_router_topk(const Tensor& topk, Recorder& rec) {
-    const Tensor &softmax = *topk.src[0], &router = *softmax.src[0], &x = *router.src[1];
-    if (split_router_norm(router)) return record_split_router(topk, router, x, *x.src[0], rec);
-    if (x.inlined && is(x, ops::kRmsNorm) && x.src[0]->inlined && is(*x.src[0], ops::kMatmul))
-        return record_routed_residual(topk, router, x, *x.src[0], rec);
+    const Tensor &softmax = *topk.src[0], &router = *softmax.src[0];
+    if (const Tensor* norm = routed_router_norm(router))
+        return split_router_norm(router) ? record_split_router(topk, router, *norm, *norm->src[0], rec)
+                                         : record_routed_residual(topk, router, *norm, *norm->src[0], rec);
     MatvecDispatch d = matvec_dispatch(*fused_matvec(router), rec);
     rank_into(d, topk, rec);
     d.writes[2] = rec.counters(d.push.col_groups);
