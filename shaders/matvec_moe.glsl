@@ -22,7 +22,9 @@
 //                normalized or not) from a split router's logits before the
 //                norm's scale (moe_router_split.comp): the softmax of
 //                scale * s * z over every expert, s = 1 / rms(h') of the
-//                h' the router's norm reads (binding 4), then as above.
+//                h' the router's norm reads (binding 4), then as above
+//                (normalized: the softmax over the chosen experts alone,
+//                the same weights).
 //   ROUTER_PARTIALS  the rows are a MoE layer's residual h' (the o
 //                projection plus its addend), which its router reads
 //                through the ffn rms_norm: a router logit is linear in h',
@@ -197,13 +199,25 @@ float slot_scale(uint t, uint k) {
             ss += v * v;
         }
         const float inv_rms = inversesqrt(group_sum(ss) / float(p.n) + p.eps), scale = softmax_scale();
-        float m = -1.0e30, s = 0.0;  // softmax.glsl's NO_MAX
-        for (uint e = gl_LocalInvocationID.x; e < p.dst_ne1; e += gl_WorkGroupSize.x)
-            softmax_add(m, s, scale * (slot_w[w + e] * inv_rms));
-        float row_max, inv_sum;
-        softmax_row(m, s, row_max, inv_sum);
+        const uint chosen = p.ids_first + t * k;
+        float row_max, inv_sum = 1.0;
+        if (WEIGHTS == WEIGHTS_OF_LOGITS_NORMALIZED) {
+            // Divided by their sum, the chosen probabilities do not depend
+            // on the softmax's sum over every expert: they are the softmax
+            // of the chosen logits alone. Neither sum reaches the floor:
+            // this one's largest term is 1, and the k largest probabilities
+            // of at most MAX_EXPERTS are at least k / MAX_EXPERTS, above it.
+            float top = -1.0e30;
+            for (uint j = 0; j < k; ++j) top = max(top, slot_w[w + uint(ids[chosen + j])]);
+            row_max = scale * (top * inv_rms);  // the scale is positive (moe_fusion.cpp's splits)
+        } else {
+            float m = -1.0e30, s = 0.0;  // softmax.glsl's NO_MAX
+            for (uint e = gl_LocalInvocationID.x; e < p.dst_ne1; e += gl_WorkGroupSize.x)
+                softmax_add(m, s, scale * (slot_w[w + e] * inv_rms));
+            softmax_row(m, s, row_max, inv_sum);
+        }
         for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x) {
-            const float z = slot_w[w + uint(ids[p.ids_first + t * k + j])];
+            const float z = slot_w[w + uint(ids[chosen + j])];
             slot_weights[j] = exp(scale * (z * inv_rms) - row_max) * inv_sum;
         }
         barrier();
