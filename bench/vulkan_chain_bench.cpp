@@ -6,8 +6,9 @@
 // one command buffer, submitted and waited on once per run. Counters:
 // us/level (wall time over N: levels:1 is about the cost of a submit and a
 // wait) and dispatches and barriers per run.
-//   BM_VulkanMatvecChain/<type>/<shape>/levels:<N>/distinct:<D>
-// does the same with N matrix x vector products, each reading the product
+//   BM_VulkanMatvecChain/<type>/<shape>/<q8|q16>/levels:<N>/distinct:<D>
+// does the same with N matrix x vector products (activations rounded as
+// named: q16 is what token generation runs), each reading the product
 // before it, of D distinct weights in turn: D = N (together larger than the
 // GPU's L2) reads each from DRAM, D = 2 from L2 after the first run:
 // shape tinyllama_attn_q (2048 x 2048), whose us/level less BM_VulkanChain's
@@ -25,6 +26,7 @@
 #include "graph/executor.hpp"
 #include "graph/vulkan/vulkan_backend.hpp"
 #include "graph/vulkan/vulkan_error.hpp"
+#include "kernels/quant/activation_precision.hpp"
 #include "kernels/quant/registry.hpp"
 #include "ops/ops.hpp"
 
@@ -78,7 +80,7 @@ struct ChainShape {
     int64_t dim, other;  // other == dim: square
 };
 
-void BM_VulkanMatvecChain(benchmark::State& state, GgmlType type, ChainShape shape) {
+void BM_VulkanMatvecChain(benchmark::State& state, GgmlType type, ChainShape shape, ActivationPrecision precision) {
     const int64_t levels = state.range(0), distinct = state.range(1);
     const std::shared_ptr<VulkanBackend> vulkan = open_backend(state);
     if (!vulkan) return;
@@ -102,7 +104,7 @@ void BM_VulkanMatvecChain(benchmark::State& state, GgmlType type, ChainShape sha
     for (int64_t d = 0; d < distinct; ++d)
         w.push_back(g.weight("w" + std::to_string(d), type, {from(d), to(d), 1, 1}, weights.data() + bytes * d));
     Tensor* y = x;
-    for (int64_t l = 0; l < levels; ++l) y = matmul(w[size_t(l % distinct)], y);
+    for (int64_t l = 0; l < levels; ++l) y = matmul(w[size_t(l % distinct)], y, precision);
     Executor exec(g, {y}, {.backends = {vulkan}});
     const auto v = random_floats(size_t(shape.dim), 6);
     std::memcpy(x->data, v.data(), v.size() * 4);
@@ -113,16 +115,19 @@ void BM_VulkanMatvecChain(benchmark::State& state, GgmlType type, ChainShape sha
 
 void register_matvec_chains() {
     for (const ChainShape shape : {ChainShape{"tinyllama_attn_q", 2048, 2048}, ChainShape{"llama7b_ffn", 4096, 11008}})
-        for (const char* name : {"F16", "Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"}) {
-            const int64_t levels = shape.dim == shape.other ? 48 : 16;
-            benchmark::RegisterBenchmark((std::string("BM_VulkanMatvecChain/") + name + "/" + shape.name).c_str(),
-                                         BM_VulkanMatvecChain, ggml_type_by_name(name)->id, shape)
-                ->ArgNames({"levels", "distinct"})
-                ->Args({levels, levels})
-                ->Args({levels, 2})
-                ->Unit(benchmark::kMicrosecond)
-                ->UseRealTime();
-        }
+        for (const char* type : {"F16", "Q8_0", "Q4_0", "Q4_K", "Q5_K", "Q6_K"})
+            for (const ActivationPrecision precision : {ActivationPrecision::Q8, ActivationPrecision::Q16}) {
+                const int64_t levels = shape.dim == shape.other ? 48 : 16;
+                const std::string label = std::string("BM_VulkanMatvecChain/") + type + "/" + shape.name + "/" +
+                                          std::string(name(precision));
+                benchmark::RegisterBenchmark(label.c_str(), BM_VulkanMatvecChain, ggml_type_by_name(type)->id, shape,
+                                             precision)
+                    ->ArgNames({"levels", "distinct"})
+                    ->Args({levels, levels})
+                    ->Args({levels, 2})
+                    ->Unit(benchmark::kMicrosecond)
+                    ->UseRealTime();
+            }
 }
 const bool registered = (register_matvec_chains(), true);
 
