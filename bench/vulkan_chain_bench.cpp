@@ -17,6 +17,7 @@
 // bandwidth. Skipped without a device.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -42,8 +43,15 @@ std::shared_ptr<VulkanBackend> open_backend(benchmark::State& state) {
     }
 }
 
-// Runs `exec` once to record it, then per iteration; sets the counters.
+// A GPU lowers its clocks while the host prepares a benchmark's weights
+// (seconds for the K-quants): runs that soon after read up to 3 times
+// slower. So each benchmark first runs untimed for this long.
+constexpr std::chrono::milliseconds kWarmUp{500};
+
+// Runs `exec` for kWarmUp (recording it), then once per iteration; sets the counters.
 void time_runs(benchmark::State& state, Executor& exec, const VulkanBackend& vulkan, int64_t levels) {
+    for (const auto until = std::chrono::steady_clock::now() + kWarmUp; std::chrono::steady_clock::now() < until;)
+        exec.run();
     const double seconds = seconds_per_run(state, exec);
     const RecordStats stats = vulkan.last_record_stats();
     state.counters["us/level"] = seconds / double(levels) * 1e6;
