@@ -43,9 +43,9 @@ std::shared_ptr<VulkanBackend> open_backend(benchmark::State& state) {
     }
 }
 
-// A GPU lowers its clocks while the host prepares a benchmark's weights
-// (seconds for the K-quants): runs that soon after read up to 3 times
-// slower. So each benchmark first runs untimed for this long.
+// Runs right after the host spent seconds preparing a benchmark's weights
+// (the K-quants) read up to 3 times slower on an H200 (its clocks lowered
+// while idle, presumably), so each benchmark first runs untimed this long.
 constexpr std::chrono::milliseconds kWarmUp{500};
 
 // Runs `exec` for kWarmUp (recording it), then once per iteration; sets the counters.
