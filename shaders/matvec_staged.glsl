@@ -31,8 +31,9 @@
 // graph/vulkan/kernels/matmul.cpp checks.
 #extension GL_KHR_shader_subgroup_shuffle : require
 
-// Rows per workgroup: the host's ROWS times its count of subgroups, which
-// the subgroups take in turn whatever their size turns out to be.
+// Rows per workgroup: the host's ROWS times its count of subgroups (times
+// its passes for wide matrices), which the subgroups take in turn whatever
+// their size turns out to be.
 layout(constant_id = 9) const uint GROUP_ROWS = 1;
 // Blocks of x staged: COLS * k / 32.
 layout(constant_id = 8) const uint STAGED_BLOCKS = 1;

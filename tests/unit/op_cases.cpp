@@ -575,6 +575,16 @@ std::vector<OpCase> op_cases() {
                                                   weights_of(GgmlType::Q8_0, 256, 16400).data());
                              return matmul(w, in(g, "in_x", {256, m, 1, 1}), ActivationPrecision::Q16);
                          }, 1e-8});
+    // A Q6_K matrix (Q4_K_M's output) of enough rows for several passes of a
+    // staged matvec workgroup's subgroups (matmul_variants.cpp's kPassRows),
+    // its rows not a multiple of a workgroup's.
+    if (find_quant_type(GgmlType::Q6_K) != nullptr)
+        for (int64_t m : {1, 3})
+            v.push_back({"matmul_Q6_K_q16_65600_rows_m" + std::to_string(m), [m](Graph& g) {
+                             Tensor* w = g.weight("w", GgmlType::Q6_K, {256, 65600, 1, 1},
+                                                  weights_of(GgmlType::Q6_K, 256, 65600).data());
+                             return matmul(w, in(g, "in_x", {256, m, 1, 1}), ActivationPrecision::Q16);
+                         }, 1e-8});
     // Rows enough for the tensor cores' tall variant (graph/vulkan/kernels/
     // matmul.cpp), not a multiple of its tile; tokens not one of its tile.
     if (find_quant_type(GgmlType::Q4_0) != nullptr)

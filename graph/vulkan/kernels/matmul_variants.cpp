@@ -81,10 +81,18 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
 // the choice ignores the constant.
 constexpr uint32_t kHalfUnitsConstant = 19, kHalfUnitsFromValues = 4096;
 
-// ROWS (1) and GROUP_ROWS (9) of a staged launch: rows per subgroup, and so per workgroup.
+// A staged matrix of at least kPassRows rows (a vocabulary's output
+// projection) gives each workgroup kWidePasses times the rows, which its
+// subgroups take in turn (matvec_staged.glsl's loop over GROUP_ROWS): x is
+// staged, and normed, once for 4 times the rows, and the matrix still gives
+// hundreds of workgroups (docs/measured-choices.md#passes-over-wide-matrices).
+constexpr uint32_t kPassRows = 65536, kWidePasses = 4;
+
+// ROWS (1) and GROUP_ROWS (9) of a staged launch: rows per subgroup, and so
+// (times its passes) per workgroup.
 void set_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows) {
     launch.spec[1] = rows;
-    launch.group_rows = rows * std::max(launch.spec[0] / device.info().subgroup_size, 1u);
+    launch.group_rows = launch.passes * rows * std::max(launch.spec[0] / device.info().subgroup_size, 1u);
     launch.spec[9] = launch.group_rows;
 }
 
@@ -126,6 +134,7 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
         launch.spec.resize(8, 0);
         launch.spec.insert(launch.spec.end(), {k / 32 * cols, 0});
         if (k >= kHalfUnitsFromValues) set_spec(launch.spec, kHalfUnitsConstant, 1);
+        launch.passes = n >= kPassRows ? kWidePasses : 1;
         set_staged_rows(launch, device, variant.rows);
     } else {
         // At least a thread per row and token: each stores one.

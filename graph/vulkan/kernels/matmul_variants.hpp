@@ -113,6 +113,7 @@ struct MatvecLaunch {
     std::vector<uint32_t> spec;
     uint32_t group_rows;
     bool staged = false;
+    uint32_t passes = 1;  // staged: each subgroup's turns over its ROWS rows
 };
 
 // The matvec variant (shaders/quant/matvec.glsl, matvec_staged.glsl) for
