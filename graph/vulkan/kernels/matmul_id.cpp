@@ -51,6 +51,14 @@ constexpr uint32_t kNormPrologue = 1, kNormGainPrologue = 2, kSwigluPrologue = 3
 // not (docs/vulkan.md#mixture-of-experts).
 constexpr uint64_t kWideExpertRows = 16384;
 constexpr uint32_t kWideStagedRows = 4;
+// Every expert matvec's workgroup takes its subgroups' rows in kExpertPasses
+// turns, staging (and norming) x once for twice the rows, except a down
+// projection (swiglu inside) that would be left fewer than
+// kPassedDownGroups workgroups: Mixtral's (8192 rows a token) needs its 256
+// to stream, Qwen3-30B-A3B's (16384 rows of 768 values) does not
+// (docs/measured-choices.md#passes-of-expert-matvecs).
+constexpr uint32_t kExpertPasses = 2;
+constexpr uint64_t kPassedDownGroups = 256;
 
 struct RoutePush {  // shaders/matmul_id_route.comp
     uint32_t ids_first, n_slots, n_expert, route_first;
@@ -114,6 +122,8 @@ MatvecDispatch expert_matvec_dispatch(const Tensor& y, Recorder& rec) {
     set_spec(launch.spec, kExpertsConstant, 1);
     const uint32_t z = uint32_t(y.ne[1] * y.ne[2]);
     if (!glu && uint64_t(push.n) * z >= kWideExpertRows) override_staged_rows(launch, rec.device(), kWideStagedRows);
+    if (!glu || groups_of(push.n, kExpertPasses * launch.group_rows) * z >= kPassedDownGroups)
+        set_staged_passes(launch, rec.device(), kExpertPasses);
     return {launch,
             push,
             {bw, bx, bx, bx2, bx, bids, bx},

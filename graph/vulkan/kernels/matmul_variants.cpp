@@ -148,6 +148,12 @@ void override_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint
     if (launch.staged && launch.spec[1] == kStagedRows) set_staged_rows(launch, device, rows);
 }
 
+void set_staged_passes(MatvecLaunch& launch, const VulkanDevice& device, uint32_t passes) {
+    if (!launch.staged) return;
+    launch.passes = passes;
+    set_staged_rows(launch, device, launch.spec[1]);
+}
+
 void MatvecDispatch::record(Recorder& rec) const {
     const auto& r = reads;
     rec.dispatch(launch.shader, launch.spec, {r[0], r[1], r[2], r[3], r[4], r[5], r[6]},

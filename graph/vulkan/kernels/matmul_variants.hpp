@@ -127,6 +127,10 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
 // A staged launch of kStagedRows rows per subgroup takes `rows` instead
 // (every weight type's staged unit takes any count); any other is left as it is.
 void override_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows);
+// A staged launch whose subgroups take `passes` turns over their rows: each
+// workgroup stages x once for that many times the rows (any other launch is
+// left as it is).
+void set_staged_passes(MatvecLaunch& launch, const VulkanDevice& device, uint32_t passes);
 
 // Workgroups of per_group rows each for `rows` rows.
 inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
