@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "graph/executor.hpp"
 #include "graph_test_util.hpp"
@@ -565,26 +566,19 @@ std::vector<OpCase> op_cases() {
                          }, 1e-6, 1e-5});
         }
     }
-    // A Q8_0 matrix wide enough for two rows a subgroup in the 16-bit staged
-    // matvec (matmul_variants.cpp's kX16WideRows; narrower ones take one),
-    // its rows not a multiple of a workgroup's.
-    if (find_quant_type(GgmlType::Q8_0) != nullptr)
+    // Matrices of many rows, not a multiple of a workgroup's, in the 16-bit
+    // staged matvec (matmul_variants.cpp): Q8_0 wide enough for two rows a
+    // subgroup (kX16WideRows; narrower ones take one), Q6_K (Q4_K_M's
+    // output) for several passes of a workgroup's subgroups (kPassRows).
+    for (const auto& [type, rows] : {std::pair{GgmlType::Q8_0, int64_t(16400)}, std::pair{GgmlType::Q6_K, int64_t(65600)}}) {
+        if (find_quant_type(type) == nullptr) continue;
+        const std::string name = std::string(ggml_type_traits(type).name) + "_q16_" + std::to_string(rows) + "_rows";
         for (int64_t m : {1, 3})
-            v.push_back({"matmul_Q8_0_q16_16400_rows_m" + std::to_string(m), [m](Graph& g) {
-                             Tensor* w = g.weight("w", GgmlType::Q8_0, {256, 16400, 1, 1},
-                                                  weights_of(GgmlType::Q8_0, 256, 16400).data());
+            v.push_back({"matmul_" + name + "_m" + std::to_string(m), [type, rows, m](Graph& g) {
+                             Tensor* w = g.weight("w", type, {256, rows, 1, 1}, weights_of(type, 256, rows).data());
                              return matmul(w, in(g, "in_x", {256, m, 1, 1}), ActivationPrecision::Q16);
                          }, 1e-8});
-    // A Q6_K matrix (Q4_K_M's output) of enough rows for several passes of a
-    // staged matvec workgroup's subgroups (matmul_variants.cpp's kPassRows),
-    // its rows not a multiple of a workgroup's.
-    if (find_quant_type(GgmlType::Q6_K) != nullptr)
-        for (int64_t m : {1, 3})
-            v.push_back({"matmul_Q6_K_q16_65600_rows_m" + std::to_string(m), [m](Graph& g) {
-                             Tensor* w = g.weight("w", GgmlType::Q6_K, {256, 65600, 1, 1},
-                                                  weights_of(GgmlType::Q6_K, 256, 65600).data());
-                             return matmul(w, in(g, "in_x", {256, m, 1, 1}), ActivationPrecision::Q16);
-                         }, 1e-8});
+    }
     // Rows enough for the tensor cores' tall variant (graph/vulkan/kernels/
     // matmul.cpp), not a multiple of its tile; tokens not one of its tile.
     if (find_quant_type(GgmlType::Q4_0) != nullptr)
