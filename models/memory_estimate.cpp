@@ -15,7 +15,7 @@ namespace tessera::model {
 MemoryEstimate estimate_memory(const Model& model, int64_t n_ctx, GgmlType kv_type, int64_t batch) {
     const HyperParams& hp = model.hparams();
     MemoryEstimate m;
-    if (model.file().is_copy()) m.weights = double(model.file().bytes().size());
+    m.weights = double(model.file().copied_bytes());
     double kv_rows = 0;  // over all layers; a sliding-window layer keeps fewer (kv_cache.hpp)
     for (int l = 0; l < int(hp.n_layer); ++l) kv_rows += double(KvCache::rows_for(model, l, n_ctx, std::max<int64_t>(batch, 1)));
     const double kv_values = 2.0 * kv_rows * double(hp.n_head_kv) * double(hp.head_dim);

@@ -12,7 +12,7 @@
 namespace tessera::model {
 
 struct MemoryEstimate {
-    double weights = 0;      // the weights a huge-page copy holds in memory (a mapping can be paged out: 0)
+    double weights = 0;      // the weights a huge-page copy holds in memory (a mapping can be paged out: not counted)
     double kv_cache = 0;     // K and V of every layer for n_ctx positions (fewer for a sliding window)
     double activations = 0;  // one pass's intermediates and logits, roughly
     double total() const { return weights + kv_cache + activations; }

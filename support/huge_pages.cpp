@@ -1,6 +1,7 @@
 #include "support/huge_pages.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -34,6 +35,11 @@ HugePageBuffer allocate_huge_pages(size_t bytes) {
         ::munmap(reinterpret_cast<void*>(start + size), tail);
     ::madvise(reinterpret_cast<void*>(start), size, MADV_HUGEPAGE);  // advice: failure leaves regular pages
     return HugePageBuffer(reinterpret_cast<uint8_t*>(start), HugePagesRelease{size});
+}
+
+bool huge_page_copy_fits(size_t bytes) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 && bytes <= size_t(pages) / 2 * size_t(page);
 }
 
 }  // namespace tessera

@@ -22,4 +22,9 @@ using HugePageBuffer = std::unique_ptr<uint8_t, HugePagesRelease>;
 // when there is no room.
 HugePageBuffer allocate_huge_pages(size_t bytes);
 
+// Whether a private copy of `bytes` leaves the system room: at most half of
+// its physical memory, so that a model near the memory's size is read from
+// its mapping (paged from the file) instead of being swapped out.
+bool huge_page_copy_fits(size_t bytes);
+
 }  // namespace tessera

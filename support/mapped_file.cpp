@@ -31,14 +31,6 @@ void read_all(int fd, uint8_t* dst, size_t size, const std::string& path) {
     }
 }
 
-// Whether a private copy of `size` bytes leaves the system room: at most
-// half of its physical memory, so that a model near the memory's size is
-// read from its mapping (paged from the file) instead of being swapped out.
-bool room_for_copy(size_t size) {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 && size <= size_t(pages) / 2 * size_t(page);
-}
-
 // What a file that is not a regular file is, for messages.
 const char* kind_of(mode_t mode) {
     if (S_ISDIR(mode)) return "a directory";
@@ -61,7 +53,7 @@ MappedFile::MappedFile(const std::string& path, FileMemory memory) : path_(path)
     if (::fstat(fd, &st) != 0) throw Error(path + ": cannot stat: " + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw Error(path + ": is " + kind_of(st.st_mode) + ", not a regular file");
     size_ = size_t(st.st_size);
-    if (size_ > 0 && memory == FileMemory::HugePageCopy && room_for_copy(size_)) {
+    if (size_ > 0 && memory == FileMemory::HugePageCopy && huge_page_copy_fits(size_)) {
         try {
             copy_ = allocate_huge_pages(size_);
         } catch (const Error&) {  // no room after all: the mapping below

@@ -27,8 +27,8 @@ public:
 
     std::span<const uint8_t> bytes() const { return {data_, size_}; }
     // Whether the bytes are a private huge-page copy: FileMemory::HugePageCopy
-    // maps the file instead where the copy would take more than half of the
-    // physical memory or cannot be allocated.
+    // maps the file instead where the copy would not fit
+    // (huge_page_copy_fits) or cannot be allocated.
     bool is_copy() const { return bool(copy_); }
     const std::string& path() const { return path_; }
 

@@ -1,5 +1,6 @@
 #include "models/gguf/file.hpp"
 
+#include <cstring>
 #include <utility>
 
 #include "models/gguf/parser.hpp"
@@ -25,6 +26,32 @@ File File::open(const std::string& path, FileMemory memory) {
 
 File File::parse(std::span<const uint8_t> bytes, std::string name) {
     return Parser(bytes, std::move(name)).run();
+}
+
+uint64_t File::copy_tensors_to_huge_pages(const std::function<bool(const TensorInfo&)>& which) {
+    if (is_copy() || tensor_copy_) return 0;  // already in private memory
+    constexpr uint64_t kAlign = 64;
+    auto aligned = [](uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; };
+    uint64_t total = 0;
+    for (const TensorInfo& t : tensors_)
+        if (which(t)) total += aligned(t.data.size());
+    if (total == 0 || !huge_page_copy_fits(size_t(total))) return 0;
+    HugePageBuffer copy;
+    try {
+        copy = allocate_huge_pages(size_t(total));
+    } catch (const Error&) {  // no room after all: the tensors stay where they are
+        return 0;
+    }
+    uint64_t at = 0;
+    for (TensorInfo& t : tensors_) {
+        if (!which(t)) continue;
+        std::memcpy(copy.get() + at, t.data.data(), t.data.size());
+        t.data = {copy.get() + at, t.data.size()};
+        at += aligned(t.data.size());
+    }
+    tensor_copy_ = std::make_shared<HugePageBuffer>(std::move(copy));
+    tensor_copy_bytes_ = total;
+    return total;
 }
 
 const Value* File::find(std::string_view key) const {

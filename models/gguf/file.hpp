@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,6 +51,14 @@ public:
     std::span<const uint8_t> bytes() const { return bytes_; }
     // Whether open() read the file into a huge-page copy (see MappedFile::is_copy).
     bool is_copy() const { return mapping_ && mapping_->is_copy(); }
+    // Copies the tensors `which` picks into one huge-page buffer (each
+    // 64-byte aligned) and points their data there, where that copy fits
+    // (huge_page_copy_fits) and can be allocated, once, in a mapped file;
+    // returns the bytes copied (0: none, the tensors left where they were).
+    uint64_t copy_tensors_to_huge_pages(const std::function<bool(const TensorInfo&)>& which);
+    // The file's bytes held in private memory: the whole file's where it is a
+    // copy, else those copy_tensors_to_huge_pages copied.
+    uint64_t copied_bytes() const { return is_copy() ? bytes_.size() : tensor_copy_bytes_; }
 
     const std::vector<KeyValue>& metadata() const { return metadata_; }
     const Value* find(std::string_view key) const;  // nullptr if absent
@@ -79,6 +88,8 @@ private:
     uint64_t data_offset_ = 0;
     std::vector<KeyValue> metadata_;
     std::vector<TensorInfo> tensors_;
+    std::shared_ptr<HugePageBuffer> tensor_copy_;  // copy_tensors_to_huge_pages
+    uint64_t tensor_copy_bytes_ = 0;
 
     friend class Parser;
     friend class Writer;  // copy_of keeps the mapping alive until write()
