@@ -33,8 +33,8 @@ Model::Model(gguf::File file) : file_(std::move(file)) {
     check_vectors_finite();
 }
 
-uint64_t Model::copy_dense_tensors_to_huge_pages() {
-    return file_.copy_tensors_to_huge_pages([](const gguf::TensorInfo& t) { return t.ne.size() < 3; });
+uint64_t Model::copy_tensors_to_huge_pages() {
+    return file_.copy_tensors_to_huge_pages([](const gguf::TensorInfo& t) { return t.ne.size() < 3 ? 0 : 1; });
 }
 
 std::string Model::key_of(std::string_view hparam) const {

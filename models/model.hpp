@@ -42,10 +42,12 @@ public:
     // Positions a query of the layer sees (Architecture::sliding_window); 0: all.
     int64_t sliding_window(int layer) const { return windows_.empty() ? 0 : windows_[size_t(layer)]; }
     // Where the file is mapped (too large to copy whole: MappedFile), copies
-    // the tensors a token reads whole onto huge pages, which the CPU's
-    // matvecs read faster: all but the 3-D stacks of experts, of which a
-    // token reads a few. Returns the bytes copied (0: none, no room).
-    uint64_t copy_dense_tensors_to_huge_pages();
+    // tensors onto huge pages, which the CPU's matvecs read faster, as many
+    // as there is room for (gguf::File::copy_tensors_to_huge_pages): first
+    // those a token reads whole (all but the 3-D stacks of experts), then
+    // stacks of experts, of which a token reads a few rows, in file order.
+    // Returns the bytes copied (0: none).
+    uint64_t copy_tensors_to_huge_pages();
     // Every tensor of the file, each once (the description uses them all).
     const std::vector<const gguf::TensorInfo*>& resolved_tensors() const { return resolved_; }
 

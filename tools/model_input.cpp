@@ -98,8 +98,8 @@ std::unique_ptr<model::Model> open_model(const ModelInput& in) {
     const FileMemory memory =
         in.backend == "cpu" && in.devices.empty() && !in.mmap ? FileMemory::HugePageCopy : FileMemory::Mapped;
     auto m = std::make_unique<model::Model>(gguf::File::open(in.model, memory));
-    // Too large to copy whole: the tensors every token reads whole, where they fit.
-    const uint64_t dense_copy = memory == FileMemory::HugePageCopy ? m->copy_dense_tensors_to_huge_pages() : 0;
+    // Too large to copy whole: the tensors every token reads whole, then experts, as many as fit.
+    const uint64_t copied = memory == FileMemory::HugePageCopy ? m->copy_tensors_to_huge_pages() : 0;
     // Fault a mapping in now, so that load time is not hidden in the first
     // token (a huge-page copy was read whole when the file was opened).
     const auto bytes = m->file().bytes();
@@ -115,8 +115,8 @@ std::unique_ptr<model::Model> open_model(const ModelInput& in) {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string how = m->file().is_copy() ? "copied to huge pages"
-                            : dense_copy > 0
-                                ? "mapped, its " + std::to_string(dense_copy >> 20) + " MiB of dense tensors copied to huge pages"
+                            : copied > 0
+                                ? "mapped, " + std::to_string(copied >> 20) + " MiB of its tensors copied to huge pages"
                                 : "mapped";
     std::fprintf(stderr, "loaded %s (%.1f MiB, %s) in %.2f s\n", in.model.c_str(), double(bytes.size()) / (1 << 20),
                  how.c_str(), seconds);

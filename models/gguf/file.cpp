@@ -1,5 +1,6 @@
 #include "models/gguf/file.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -28,14 +29,22 @@ File File::parse(std::span<const uint8_t> bytes, std::string name) {
     return Parser(bytes, std::move(name)).run();
 }
 
-uint64_t File::copy_tensors_to_huge_pages(const std::function<bool(const TensorInfo&)>& which) {
+uint64_t File::copy_tensors_to_huge_pages(const std::function<int(const TensorInfo&)>& rank) {
     if (is_copy() || tensor_copy_) return 0;  // already in private memory
     constexpr uint64_t kAlign = 64;
     auto aligned = [](uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; };
+    std::vector<std::pair<int, TensorInfo*>> order;
+    for (TensorInfo& t : tensors_)
+        if (const int r = rank(t); r >= 0) order.emplace_back(r, &t);
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     uint64_t total = 0;
-    for (const TensorInfo& t : tensors_)
-        if (which(t)) total += aligned(t.data.size());
-    if (total == 0 || !huge_page_copy_fits(size_t(total))) return 0;
+    size_t n = 0;
+    for (; n < order.size(); ++n) {
+        const uint64_t more = total + aligned(order[n].second->data.size());
+        if (!huge_page_copy_fits(size_t(more))) break;
+        total = more;
+    }
+    if (total == 0) return 0;
     HugePageBuffer copy;
     try {
         copy = allocate_huge_pages(size_t(total));
@@ -43,8 +52,8 @@ uint64_t File::copy_tensors_to_huge_pages(const std::function<bool(const TensorI
         return 0;
     }
     uint64_t at = 0;
-    for (TensorInfo& t : tensors_) {
-        if (!which(t)) continue;
+    for (size_t i = 0; i < n; ++i) {
+        TensorInfo& t = *order[i].second;
         std::memcpy(copy.get() + at, t.data.data(), t.data.size());
         t.data = {copy.get() + at, t.data.size()};
         at += aligned(t.data.size());

@@ -51,11 +51,13 @@ public:
     std::span<const uint8_t> bytes() const { return bytes_; }
     // Whether open() read the file into a huge-page copy (see MappedFile::is_copy).
     bool is_copy() const { return mapping_ && mapping_->is_copy(); }
-    // Copies the tensors `which` picks into one huge-page buffer (each
-    // 64-byte aligned) and points their data there, where that copy fits
-    // (huge_page_copy_fits) and can be allocated, once, in a mapped file;
-    // returns the bytes copied (0: none, the tensors left where they were).
-    uint64_t copy_tensors_to_huge_pages(const std::function<bool(const TensorInfo&)>& which);
+    // Copies tensors into one huge-page buffer (each 64-byte aligned) and
+    // points their data there, once, in a mapped file: those `rank` ranks 0
+    // or more, lowest rank first (then in file order), as many as fit
+    // (huge_page_copy_fits, each tensor whole) where the buffer can be
+    // allocated. Returns the bytes copied (0: none, the tensors left where
+    // they were).
+    uint64_t copy_tensors_to_huge_pages(const std::function<int(const TensorInfo&)>& rank);
     // The file's bytes held in private memory: the whole file's where it is a
     // copy, else those copy_tensors_to_huge_pages copied.
     uint64_t copied_bytes() const { return is_copy() ? bytes_.size() : tensor_copy_bytes_; }
