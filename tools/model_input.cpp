@@ -3,7 +3,9 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <span>
 #include <sstream>
+#include <vector>
 
 #include "kernels/cpu/integer_gemm.hpp"
 #include "support/error.hpp"
@@ -93,26 +95,49 @@ std::string read_prompt_file(const std::string& path) {
     }
 }
 
+namespace {
+
+// Reads a byte of every page of the tensors still in the file's mapping, so
+// that load time is not hidden in the first token; on a large file reports
+// its progress every `report` bytes.
+void fault_in_mapped_tensors(const model::Model& m, const std::string& path, size_t report) {
+    const auto bytes = m.file().bytes();
+    std::vector<std::span<const uint8_t>> mapped;
+    size_t total = 0;
+    for (const gguf::TensorInfo& t : m.file().tensors())
+        if (t.data.data() >= bytes.data() && t.data.data() < bytes.data() + bytes.size()) {
+            mapped.push_back(t.data);
+            total += t.data.size();
+        }
+    constexpr size_t kPage = 4096;
+    volatile uint8_t sink = 0;
+    size_t done = 0;
+    for (const auto& span : mapped)
+        for (size_t i = 0; i < span.size(); i += kPage, done += kPage) {
+            sink = sink + span[i];
+            if (total > report && done % report < kPage)
+                std::fprintf(stderr, "\rloading %s: %3zu%%", path.c_str(), done * 100 / total);
+        }
+    if (total > report) std::fprintf(stderr, "\rloading %s: 100%%\n", path.c_str());
+}
+
+}  // namespace
+
 std::unique_ptr<model::Model> open_model(const ModelInput& in) {
     const auto start = std::chrono::steady_clock::now();
     const FileMemory memory =
         in.backend == "cpu" && in.devices.empty() && !in.mmap ? FileMemory::HugePageCopy : FileMemory::Mapped;
     auto m = std::make_unique<model::Model>(gguf::File::open(in.model, memory));
-    // Too large to copy whole: the tensors every token reads whole, then experts, as many as fit.
-    const uint64_t copied = memory == FileMemory::HugePageCopy ? m->copy_tensors_to_huge_pages() : 0;
-    // Fault a mapping in now, so that load time is not hidden in the first
-    // token (a huge-page copy was read whole when the file was opened).
     const auto bytes = m->file().bytes();
-    if (!m->file().is_copy()) {
-        const size_t step = 4096, report = size_t(256) << 20;
-        volatile uint8_t sink = 0;
-        for (size_t i = 0; i < bytes.size(); i += step) {
-            sink = sink + bytes[i];
-            if (bytes.size() > report && i % report < step)
-                std::fprintf(stderr, "\rloading %s: %3zu%%", in.model.c_str(), i * 100 / bytes.size());
-        }
-        if (bytes.size() > report) std::fprintf(stderr, "\rloading %s: 100%%\n", in.model.c_str());
+    const size_t report = size_t(256) << 20;
+    uint64_t copied = 0;
+    if (memory == FileMemory::HugePageCopy && !m->file().is_copy()) {
+        // Too large to copy whole: the tensors every token reads whole, then experts, as many as fit.
+        if (bytes.size() > report) std::fprintf(stderr, "loading %s: copying tensors onto huge pages\n", in.model.c_str());
+        copied = m->copy_tensors_to_huge_pages();
     }
+    // A copy, whole or of tensors, was read when made: the rest is faulted in.
+    if (!m->file().is_copy()) fault_in_mapped_tensors(*m, in.model, report);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string how = m->file().is_copy() ? "copied to huge pages"
                             : copied > 0
