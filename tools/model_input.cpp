@@ -68,7 +68,9 @@ void add_model_options(CLI::App& cmd, ModelInput& in) {
                  "docs/cpu-matmul.md)");
     cmd.add_flag("--mmap", in.mmap,
                  "Read the weights from the file's mapped pages (a GPU always does); the CPU backend otherwise "
-                 "reads them from a private copy on transparent huge pages, which its matvecs read faster");
+                 "reads them from a private copy on transparent huge pages, which its matvecs read faster (of "
+                 "the whole file where it takes at most half of the memory, else of as many tensors as that "
+                 "leaves room for, the experts' last)");
 }
 
 void add_prompt_options(CLI::App& cmd, ModelInput& in, bool optional) {
