@@ -59,6 +59,12 @@ constexpr uint32_t kWideStagedRows = 4;
 // (docs/measured-choices.md#passes-of-expert-matvecs).
 constexpr uint32_t kExpertPasses = 2;
 constexpr uint64_t kPassedDownGroups = 256;
+// A down projection (swiglu inside) of rows of at least kWideStagingValues
+// values (Mixtral's 14336) takes workgroups of kWideStagingGroup
+// invocations instead of kStagedGroup: staging swiglu(gate, up) took each
+// invocation 7 pieces in turn, now 3 or 4, and half the workgroups stage it
+// (docs/measured-choices.md#workgroups-of-long-down-projections).
+constexpr uint32_t kWideStagingValues = 8192, kWideStagingGroup = 1024;
 
 struct RoutePush {  // shaders/matmul_id_route.comp
     uint32_t ids_first, n_slots, n_expert, route_first;
@@ -120,6 +126,8 @@ MatvecDispatch expert_matvec_dispatch(const Tensor& y, Recorder& rec) {
         matvec_launch(rec.device(), w.type, y.param<ActivationPrecision>(), push.n, push.k, 1, false,
                       {0, prologue, 0, 0, 0});
     set_spec(launch.spec, kExpertsConstant, 1);
+    if (glu && push.k >= kWideStagingValues)
+        widen_staged_group(launch, rec.device(), push.k, kWideStagingGroup);
     const uint32_t z = uint32_t(y.ne[1] * y.ne[2]);
     if (!glu && uint64_t(push.n) * z >= kWideExpertRows) override_staged_rows(launch, rec.device(), kWideStagedRows);
     if (!glu || groups_of(push.n, kExpertPasses * launch.group_rows) * z >= kPassedDownGroups)

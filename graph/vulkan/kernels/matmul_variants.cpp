@@ -30,6 +30,7 @@ struct MatvecVariant {
     std::string shader;
     bool staged;
     uint32_t rows = kStagedRows;  // staged: rows per subgroup
+    StagedX x = StagedX::F32;
 };
 
 // Rows per subgroup of the 16-bit staged variant: one where a row's unit
@@ -61,12 +62,13 @@ MatvecVariant matvec_variant(VulkanDevice& device, GgmlType type, ActivationPrec
     };
     if (precision == ActivationPrecision::Q8 && info.int_dot) {
         std::string staged = weight_shader("matvec_staged_idot", type), chunked = weight_shader("matvec_idot", type);
-        if (stages(staged, StagedX::Bytes)) return {std::move(staged), true};
+        if (stages(staged, StagedX::Bytes)) return {std::move(staged), true, kStagedRows, StagedX::Bytes};
         if (find_shader(chunked)) return {std::move(chunked), false};
     }
     if (precision == ActivationPrecision::Q16 && info.int_dot) {
         std::string staged = weight_shader("matvec_staged_idot16", type);
-        if (stages(staged, StagedX::Bytes16)) return {std::move(staged), true, x16_rows(type, rope, n)};
+        if (stages(staged, StagedX::Bytes16))
+            return {std::move(staged), true, x16_rows(type, rope, n), StagedX::Bytes16};
     }
     std::string staged = weight_shader("matvec_staged", type);
     if (stages(staged, StagedX::F32)) return {std::move(staged), true};
@@ -130,6 +132,7 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
     launch.spec.insert(launch.spec.end(), spec.begin(), spec.end());
     if (variant.staged) {
         launch.staged = true;
+        launch.staged_x = uint32_t(variant.x);
         launch.spec[0] = device.strided_group_size(kStagedGroup);
         launch.spec.resize(8, 0);
         launch.spec.insert(launch.spec.end(), {k / 32 * cols, 0});
@@ -146,6 +149,19 @@ MatvecLaunch matvec_launch(VulkanDevice& device, GgmlType type, ActivationPrecis
 
 void override_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t rows) {
     if (launch.staged && launch.spec[1] == kStagedRows) set_staged_rows(launch, device, rows);
+}
+
+void widen_staged_group(MatvecLaunch& launch, const VulkanDevice& device, uint32_t k, uint32_t group) {
+    if (!launch.staged) return;
+    group = device.strided_group_size(group);
+    const VkPhysicalDeviceLimits& limits = device.limits();
+    // The epilogues' reductions (shaders/reduce.glsl) take a float per invocation beside the staged x.
+    const uint32_t shared = staged_shared_bytes(StagedX(launch.staged_x), k, launch.spec[2], group) + 4 * group;
+    if (group <= launch.spec[0] || group > limits.maxComputeWorkGroupInvocations ||
+        group > limits.maxComputeWorkGroupSize[0] || shared > limits.maxComputeSharedMemorySize)
+        return;
+    launch.spec[0] = group;
+    set_staged_rows(launch, device, launch.spec[1]);
 }
 
 void set_staged_passes(MatvecLaunch& launch, const VulkanDevice& device, uint32_t passes) {

@@ -114,6 +114,7 @@ struct MatvecLaunch {
     uint32_t group_rows;
     bool staged = false;
     uint32_t passes = 1;  // staged: each subgroup's turns over its ROWS rows
+    uint32_t staged_x = 0;  // staged: how x is held (matmul_variants.cpp's StagedX)
 };
 
 // The matvec variant (shaders/quant/matvec.glsl, matvec_staged.glsl) for
@@ -131,6 +132,13 @@ void override_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint
 // workgroup stages x once for that many times the rows (any other launch is
 // left as it is).
 void set_staged_passes(MatvecLaunch& launch, const VulkanDevice& device, uint32_t passes);
+
+// A staged launch for k values a token whose workgroups take `group`
+// invocations instead, where the device allows that many and its shared
+// memory holds their partial sums: each stages x once for more subgroups'
+// rows, each invocation fewer of its pieces (any other launch is left as
+// it is).
+void widen_staged_group(MatvecLaunch& launch, const VulkanDevice& device, uint32_t k, uint32_t group);
 
 // Workgroups of per_group rows each for `rows` rows.
 inline uint64_t groups_of(uint32_t rows, uint32_t per_group) { return (uint64_t(rows) + per_group - 1) / per_group; }
