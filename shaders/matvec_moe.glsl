@@ -49,6 +49,13 @@ layout(constant_id = 13) const bool SUM_ADDEND = false;
 layout(constant_id = 14) const float WEIGHT_SUM_FLOOR = 6.103515625e-5;  // kMoeWeightSumFloor
 layout(constant_id = 15) const bool ROUTER_GAIN = false;  // ROUTER_PARTIALS: the norm's gain, at x2[]
 
+// EXPERT_SUM of a split router's normalized weights, in the staged
+// skeleton (matvec_staged.glsl) and for at most 8 slots a token: the first
+// subgroup finds the weights while x is staged, from loads issued before the
+// staging's barrier, so that the last workgroup only sums (the host sets
+// it: graph/vulkan/kernels/moe_matvec.cpp).
+layout(constant_id = 20) const bool EARLY_WEIGHTS = false;
+
 // The second output: the topk's ids or the weighted sum; else y again.
 layout(binding = 8, scalar) writeonly buffer Chosen { int chosen[]; };
 layout(binding = 8, scalar) writeonly buffer Summed { float summed[]; };
@@ -186,10 +193,44 @@ float moe_weight(uint j) { return slot_weights[j]; }
 
 #include "moe_weight_scale.glsl"
 
+float early_z;  // EARLY_WEIGHTS: invocation j < k's chosen logit
+
+// EARLY_WEIGHTS, before the staging's barrier: invocation j < k loads slot
+// j's logit, and each subgroup its share of h'^2 into reduce_partials (as
+// slot_scale's group_sum would).
+void load_early_weights() {
+    if (!EARLY_WEIGHTS) return;
+    const uint k = p.ne2, t = batch_index() / k, lane = gl_LocalInvocationID.x;
+    early_z = -1.0e30;
+    if (lane < k) early_z = slot_w[slot_w_first() + t * slot_w_nb1() + uint(ids[p.ids_first + t * k + lane])];
+    const uint h = norm_source_first() + t * norm_source_nb1();
+    float ss = 0.0;
+    for (uint i = lane; i < p.n; i += gl_WorkGroupSize.x) {
+        const float v = norm_source[h + i];
+        ss += v * v;
+    }
+    ss = subgroupAdd(ss);
+    if (subgroupElect()) reduce_partials[gl_SubgroupID] = ss;
+}
+
+// EARLY_WEIGHTS, after that barrier: the first subgroup's invocations j < k
+// store slot j's weight, as slot_scale computes it, into slot_weights[]
+// (read after last_to_finish's barrier).
+void store_early_weights() {
+    if (!EARLY_WEIGHTS || gl_SubgroupID != 0) return;
+    float total = 0.0;
+    for (uint i = 0; i < gl_NumSubgroups; ++i) total += reduce_partials[i];
+    const float inv_rms = inversesqrt(total / float(p.n) + p.eps), scale = softmax_scale();
+    const float row_max = scale * (subgroupMax(early_z) * inv_rms);
+    const uint j = gl_LocalInvocationID.x;
+    if (j < p.ne2) slot_weights[j] = exp(scale * (early_z * inv_rms) - row_max);
+}
+
 // Token t's k slot weights (EXPERT_SUM), loaded in parallel into
 // slot_weights, and the factor by which each invocation then normalizes
 // them, as moe_weights.comp does (the same weights as its).
 float slot_scale(uint t, uint k) {
+    if (EARLY_WEIGHTS) return moe_weight_scale(k, WEIGHT_SUM_FLOOR);  // slot_weights[] stored already
     const uint w = slot_w_first() + t * slot_w_nb1();
     if (WEIGHTS_LOGITS) {
         const uint h = norm_source_first() + t * norm_source_nb1();

@@ -197,7 +197,9 @@ void main() {
     if (first >= p.n) return;  // a split grid's spare groups
     choose_expert();
     locate_x(col0);
+    load_early_weights();
     stage_x();
+    store_early_weights();
     for (uint r = gl_SubgroupID * ROWS; r < GROUP_ROWS && first + r < p.n; r += gl_NumSubgroups * ROWS)
         rows_of_subgroup(first + r, col0);
     moe_epilogue(first, GROUP_ROWS, col0);

@@ -16,6 +16,7 @@
 
 #include "graph/executor.hpp"
 #include "graph/reference_backend.hpp"
+#include "graph/vulkan/kernels/matmul_variants.hpp"
 #include "graph/vulkan/kernels/moe_fusion.hpp"
 #include "graph/vulkan/vulkan_device.hpp"
 #include "graph_test_util.hpp"
@@ -37,10 +38,13 @@ struct MoeBlock {
     std::vector<std::vector<uint8_t>> weights;
     Tensor *x = nullptr, *attn = nullptr, *ids = nullptr, *weight = nullptr, *out = nullptr;
 
-    explicit MoeBlock(bool normed = false, int64_t n = 1, bool after_o = false, int64_t experts = kExperts) {
+    // `router_scale`: of the router's random weights; the default's logits
+    // give one chosen expert nearly all the weight.
+    explicit MoeBlock(bool normed = false, int64_t n = 1, bool after_o = false, int64_t experts = kExperts,
+                      int64_t chosen = kChosen, float router_scale = 0.5f) {
         uint32_t seed = 20;
-        auto w = [&](GgmlType type, Shape ne) {
-            weights.push_back(test::random_weights(type, ne[0], ne[1] * ne[2], seed, 0.5f));
+        auto w = [&](GgmlType type, Shape ne, float scale = 0.5f) {
+            weights.push_back(test::random_weights(type, ne[0], ne[1] * ne[2], seed, scale));
             return g.weight("w" + std::to_string(seed++), type, ne, weights.back().data());
         };
         x = g.input("x", GgmlType::F32, {kDim, n, 1, 1});
@@ -54,8 +58,8 @@ struct MoeBlock {
             weights.push_back(test::random_weights(GgmlType::F32, kDim, 1, seed, 2.0f));
             h = rms_norm(residual, 1e-6f, g.weight("gain", GgmlType::F32, {kDim, 1, 1, 1}, weights.back().data()));
         }
-        Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, experts, 1, 1}), h));
-        ids = topk(probs, kChosen);
+        Tensor* probs = softmax(matmul(w(GgmlType::F32, {kDim, experts, 1, 1}, router_scale), h));
+        ids = topk(probs, chosen);
         weight = moe_weights(probs, ids, true);
         Tensor* token = normed || n > 1 || after_o ? reshape(h, {kDim, 1, n, 1}) : x;
         Tensor* gate = matmul_id(w(GgmlType::Q4_K, {kDim, kFfn, experts, 1}), token, ids);
@@ -203,6 +207,27 @@ TEST(VulkanMoe, ManyExpertsRouteBesideTheOProjection) {
                 EXPECT_NE(ids, first_ids) << "the router chose the same experts again: the test shows nothing";
             }
         }
+    }
+}
+
+// The down matvec's first subgroup finds the split router's weights while
+// its workgroup stages x, an invocation per slot, for up to
+// vkk::kStagedMinSubgroup slots a token; with more, its last workgroups
+// find them from the logits (matvec_moe.glsl's slot_scale). Both give the
+// same ids and nearly the same output as every node on its own, with
+// router logits small enough that every chosen expert weighs (and the
+// split router's rounding shows: NMSE about 1e-10).
+TEST(VulkanMoe, SplitRoutersWeightsForFewAndManyChosenExperts) {
+    TESSERA_VULKAN_OR_SKIP(vulkan);
+    constexpr int64_t experts = vkk::kMaxRoutedExperts + 1;
+    for (const int64_t chosen : {kChosen, int64_t(vkk::kStagedMinSubgroup) + 1}) {
+        const std::vector<float> x = test::random_floats(size_t(kDim), 37, 2.0f);
+        MoeBlock blocks[2] = {MoeBlock(true, 1, true, experts, chosen, 0.02f),
+                              MoeBlock(true, 1, true, experts, chosen, 0.02f)};
+        const BlockRun fused = run_block(vulkan, blocks[1], x, true), apart = run_block(vulkan, blocks[0], x, false);
+        EXPECT_EQ(fused.ids, apart.ids) << chosen << " chosen";
+        EXPECT_LE(test::nmse(apart.out, fused.out), 1e-8) << chosen << " chosen";
+        EXPECT_EQ(fused.dispatches, 5u) << chosen << " chosen";
     }
 }
 

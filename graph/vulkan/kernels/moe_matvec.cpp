@@ -15,7 +15,8 @@ namespace tessera::vkk {
 namespace {
 
 // shaders/matvec_moe.glsl's specialization constants and their values.
-constexpr uint32_t kWeightsConstant = 12, kSumAddendConstant = 13, kSumFloorConstant = 14, kRouterGainConstant = 15;
+constexpr uint32_t kWeightsConstant = 12, kSumAddendConstant = 13, kSumFloorConstant = 14, kRouterGainConstant = 15,
+                   kEarlyWeightsConstant = 20;
 constexpr uint32_t kWeightsStored = 0, kWeightsOfProbs = 1, kWeightsNormalized = 2, kWeightsOfLogits = 3,
                    kWeightsOfLogitsNormalized = 4;
 
@@ -114,6 +115,11 @@ bool record_expert_sum(const Tensor& sum, const Tensor* addend, const Tensor& ou
     set_spec(d.launch.spec, kWeightsConstant, mode);
     set_spec(d.launch.spec, kSumAddendConstant, addend != nullptr);
     set_spec(d.launch.spec, kSumFloorConstant, std::bit_cast<uint32_t>(kMoeWeightSumFloor));
+    // The first subgroup finds the weights while x is staged (its invocations
+    // j < k, one per slot): 3-4.5% of a 12-layer Qwen3-30B-A3B token
+    // (docs/vulkan.md#mixture-of-experts).
+    if (mode == kWeightsOfLogitsNormalized && d.launch.staged && down.ne[1] <= kStagedMinSubgroup)
+        set_spec(d.launch.spec, kEarlyWeightsConstant, 1);
     d.record(rec);
     return true;
 }
