@@ -116,7 +116,7 @@ bool record_expert_sum(const Tensor& sum, const Tensor* addend, const Tensor& ou
     set_spec(d.launch.spec, kSumAddendConstant, addend != nullptr);
     set_spec(d.launch.spec, kSumFloorConstant, std::bit_cast<uint32_t>(kMoeWeightSumFloor));
     // The first subgroup finds the weights while x is staged (its invocations
-    // j < k, one per slot): 3-4.5% of a 12-layer Qwen3-30B-A3B token
+    // j < k, one per slot), not the last workgroup after the count
     // (docs/vulkan.md#mixture-of-experts).
     if (mode == kWeightsOfLogitsNormalized && d.launch.staged && down.ne[1] <= kStagedMinSubgroup)
         set_spec(d.launch.spec, kEarlyWeightsConstant, 1);
