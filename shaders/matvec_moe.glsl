@@ -195,17 +195,18 @@ float moe_weight(uint j) { return slot_weights[j]; }
 
 float early_z;  // EARLY_WEIGHTS: invocation j < k's chosen logit
 
-// EARLY_WEIGHTS, before the staging's barrier: invocation j < k loads slot
-// j's logit, and each subgroup its share of h'^2 into reduce_partials (as
-// slot_scale's group_sum would).
+// EARLY_WEIGHTS, before the staging's barrier: the first subgroup's
+// invocation j < k loads slot j's logit, and each subgroup its share of h'^2
+// into reduce_partials (as slot_scale's group_sum would).
 void load_early_weights() {
     if (!EARLY_WEIGHTS) return;
-    const uint k = p.ne2, t = batch_index() / k, lane = gl_LocalInvocationID.x;
+    const uint k = p.ne2, t = batch_index() / k, j = gl_SubgroupInvocationID;
     early_z = -1.0e30;
-    if (lane < k) early_z = slot_w[slot_w_first() + t * slot_w_nb1() + uint(ids[p.ids_first + t * k + lane])];
+    if (gl_SubgroupID == 0 && j < k)
+        early_z = slot_w[slot_w_first() + t * slot_w_nb1() + uint(ids[p.ids_first + t * k + j])];
     const uint h = norm_source_first() + t * norm_source_nb1();
     float ss = 0.0;
-    for (uint i = lane; i < p.n; i += gl_WorkGroupSize.x) {
+    for (uint i = gl_LocalInvocationID.x; i < p.n; i += gl_WorkGroupSize.x) {
         const float v = norm_source[h + i];
         ss += v * v;
     }
@@ -213,8 +214,8 @@ void load_early_weights() {
     if (subgroupElect()) reduce_partials[gl_SubgroupID] = ss;
 }
 
-// EARLY_WEIGHTS, after that barrier: the first subgroup's invocations j < k
-// store slot j's weight, as slot_scale computes it, into slot_weights[]
+// EARLY_WEIGHTS, after that barrier: the first subgroup's invocation j < k
+// stores slot j's weight, as slot_scale computes it, into slot_weights[]
 // (read after last_to_finish's barrier).
 void store_early_weights() {
     if (!EARLY_WEIGHTS || gl_SubgroupID != 0) return;
@@ -222,7 +223,7 @@ void store_early_weights() {
     for (uint i = 0; i < gl_NumSubgroups; ++i) total += reduce_partials[i];
     const float inv_rms = inversesqrt(total / float(p.n) + p.eps), scale = softmax_scale();
     const float row_max = scale * (subgroupMax(early_z) * inv_rms);
-    const uint j = gl_LocalInvocationID.x;
+    const uint j = gl_SubgroupInvocationID;
     if (j < p.ne2) slot_weights[j] = exp(scale * (early_z * inv_rms) - row_max);
 }
 
