@@ -193,6 +193,24 @@ float moe_weight(uint j) { return slot_weights[j]; }
 
 #include "moe_weight_scale.glsl"
 
+// WEIGHTS_OF_LOGITS: the split router's logit of token t's slot j of k.
+float chosen_logit(uint t, uint k, uint j) {
+    return slot_w[slot_w_first() + t * slot_w_nb1() + uint(ids[p.ids_first + t * k + j])];
+}
+
+// WEIGHTS_OF_LOGITS: this invocation's share of the sum of squares of token
+// t's h'; and 1 / rms(h') from the whole sum.
+float h_squares_share(uint t) {
+    const uint h = norm_source_first() + t * norm_source_nb1();
+    float ss = 0.0;
+    for (uint i = gl_LocalInvocationID.x; i < p.n; i += gl_WorkGroupSize.x) {
+        const float v = norm_source[h + i];
+        ss += v * v;
+    }
+    return ss;
+}
+float h_inv_rms(float squares) { return inversesqrt(squares / float(p.n) + p.eps); }
+
 float early_z;  // EARLY_WEIGHTS: invocation j < k's chosen logit
 
 // EARLY_WEIGHTS, before the staging's barrier: the first subgroup's
@@ -202,15 +220,8 @@ void load_early_weights() {
     if (!EARLY_WEIGHTS) return;
     const uint k = p.ne2, t = batch_index() / k, j = gl_SubgroupInvocationID;
     early_z = -1.0e30;
-    if (gl_SubgroupID == 0 && j < k)
-        early_z = slot_w[slot_w_first() + t * slot_w_nb1() + uint(ids[p.ids_first + t * k + j])];
-    const uint h = norm_source_first() + t * norm_source_nb1();
-    float ss = 0.0;
-    for (uint i = gl_LocalInvocationID.x; i < p.n; i += gl_WorkGroupSize.x) {
-        const float v = norm_source[h + i];
-        ss += v * v;
-    }
-    ss = subgroupAdd(ss);
+    if (gl_SubgroupID == 0 && j < k) early_z = chosen_logit(t, k, j);
+    const float ss = subgroupAdd(h_squares_share(t));
     if (subgroupElect()) reduce_partials[gl_SubgroupID] = ss;
 }
 
@@ -221,7 +232,7 @@ void store_early_weights() {
     if (!EARLY_WEIGHTS || gl_SubgroupID != 0) return;
     float total = 0.0;
     for (uint i = 0; i < gl_NumSubgroups; ++i) total += reduce_partials[i];
-    const float inv_rms = inversesqrt(total / float(p.n) + p.eps), scale = softmax_scale();
+    const float inv_rms = h_inv_rms(total), scale = softmax_scale();
     const float row_max = scale * (subgroupMax(early_z) * inv_rms);
     const uint j = gl_SubgroupInvocationID;
     if (j < p.ne2) slot_weights[j] = exp(scale * (early_z * inv_rms) - row_max);
@@ -234,14 +245,7 @@ float slot_scale(uint t, uint k) {
     if (EARLY_WEIGHTS) return moe_weight_scale(k, WEIGHT_SUM_FLOOR);  // slot_weights[] stored already
     const uint w = slot_w_first() + t * slot_w_nb1();
     if (WEIGHTS_LOGITS) {
-        const uint h = norm_source_first() + t * norm_source_nb1();
-        float ss = 0.0;
-        for (uint i = gl_LocalInvocationID.x; i < p.n; i += gl_WorkGroupSize.x) {
-            const float v = norm_source[h + i];
-            ss += v * v;
-        }
-        const float inv_rms = inversesqrt(group_sum(ss) / float(p.n) + p.eps), scale = softmax_scale();
-        const uint chosen = p.ids_first + t * k;
+        const float inv_rms = h_inv_rms(group_sum(h_squares_share(t))), scale = softmax_scale();
         float row_max, inv_sum = 1.0;
         if (WEIGHTS == WEIGHTS_OF_LOGITS_NORMALIZED) {
             // Divided by their sum, the chosen probabilities do not depend
@@ -250,7 +254,7 @@ float slot_scale(uint t, uint k) {
             // this one's largest term is 1, and the k largest probabilities
             // of at most MAX_EXPERTS are at least k / MAX_EXPERTS, above it.
             float top = -1.0e30;
-            for (uint j = 0; j < k; ++j) top = max(top, slot_w[w + uint(ids[chosen + j])]);
+            for (uint j = 0; j < k; ++j) top = max(top, chosen_logit(t, k, j));
             row_max = scale * (top * inv_rms);  // the scale is positive (moe_fusion.cpp's splits)
         } else {
             float m = -1.0e30, s = 0.0;  // softmax.glsl's NO_MAX
@@ -259,7 +263,7 @@ float slot_scale(uint t, uint k) {
             softmax_row(m, s, row_max, inv_sum);
         }
         for (uint j = gl_LocalInvocationID.x; j < k; j += gl_WorkGroupSize.x) {
-            const float z = slot_w[w + uint(ids[chosen + j])];
+            const float z = chosen_logit(t, k, j);
             slot_weights[j] = exp(scale * (z * inv_rms) - row_max) * inv_sum;
         }
         barrier();
