@@ -133,27 +133,49 @@ int64_t Session::truncate(int64_t n_past) {
     return n_past_;
 }
 
-std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logits) {
+void Session::check_room(std::span<const int32_t> tokens) const {
     if (tokens.empty()) throw Error("no tokens to evaluate");
     if (n_past_ + int64_t(tokens.size()) > cache_.n_ctx())
         throw Error("the context holds " + std::to_string(cache_.n_ctx()) + " tokens: " + std::to_string(n_past_) +
                     " used + " + std::to_string(tokens.size()) + " new do not fit");
     check_token_ids(model_, tokens);
+}
+
+// Single-token passes reuse one plan (on a device, its recorded command
+// buffer too) while the cached positions fit its window: building and
+// planning a pass cost a CPU token a measurable share
+// (docs/benchmarks.md#the-zen-4-vm-one-plan-for-all-decode-steps-2026-11-29-f5465b7).
+// A traced or profiled pass is planned afresh.
+bool Session::reuses_plans() const { return trace_dir_.empty() && !options_.profile; }
+
+Session::Plan& Session::decode_plan() {
+    const int64_t window = std::min(cache_.n_ctx(), (n_past_ + kDecodeWindow) / kDecodeWindow * kDecodeWindow);
+    if (!decode_plan_ || decode_plan_->n_kv != window) decode_plan_ = make_plan(1, window, false);
+    return *decode_plan_;
+}
+
+void Session::run(Plan& plan, std::span<const int32_t> tokens) {
+    DecoderPass& pass = *plan.pass;
+    std::memcpy(pass.tokens->data, tokens.data(), tokens.size() * sizeof(int32_t));
+    pass.fill_positions(int32_t(n_past_));
+    plan.exec->run();
+    n_past_ += int64_t(tokens.size());
+    if (options_.profile) {
+        for (const Profile::Entry& e : plan.exec->profile().entries()) profile_.add(e);
+        for (const Profile::Step& step : plan.exec->profile().steps()) profile_.add_step(step);
+    }
+}
+
+std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logits) {
+    check_room(tokens);
     std::vector<float> logits;
     for (size_t first = 0; first < tokens.size(); first += size_t(options_.batch)) {
         const size_t n = std::min(tokens.size() - first, size_t(options_.batch));
         const bool last_batch = first + n == tokens.size();
-        // Single-token passes reuse one plan (on a device, its recorded
-        // command buffer too) while the cached positions fit its window:
-        // building and planning a pass cost a CPU token a measurable share
-        // (docs/benchmarks.md#the-zen-4-vm-one-plan-for-all-decode-steps-2026-11-29-f5465b7).
-        const bool reuse = n == 1 && !all_logits && trace_dir_.empty() && !options_.profile;
         std::unique_ptr<Plan> fresh;
         Plan* plan = nullptr;
-        if (reuse) {
-            const int64_t window = std::min(cache_.n_ctx(), (n_past_ + kDecodeWindow) / kDecodeWindow * kDecodeWindow);
-            if (!decode_plan_ || decode_plan_->n_kv != window) decode_plan_ = make_plan(1, window, false);
-            plan = decode_plan_.get();
+        if (n == 1 && !all_logits && reuses_plans()) {
+            plan = &decode_plan();
         } else {
             const auto t0 = std::chrono::steady_clock::now();
             fresh = make_plan(int64_t(n), n_past_ + int64_t(n), all_logits);
@@ -161,18 +183,11 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
                 profile_.add_step({.name = "plan", .runs = 1, .seconds = seconds_since(t0)});
             plan = fresh.get();
         }
-        DecoderPass& pass = *plan->pass;
-        std::memcpy(pass.tokens->data, tokens.data() + first, n * sizeof(int32_t));
-        pass.fill_positions(int32_t(n_past_));
-        plan->exec->run();
-        n_past_ += int64_t(n);
-        if (options_.profile) {
-            for (const Profile::Entry& e : plan->exec->profile().entries()) profile_.add(e);
-            for (const Profile::Step& step : plan->exec->profile().steps()) profile_.add_step(step);
-        }
+        run(*plan, tokens.subspan(first, n));
         if (all_logits || last_batch) {
-            const float* out = static_cast<const float*>(pass.logits->data);
-            logits.insert(logits.end(), out, out + pass.logits->nelements());
+            const Tensor& out = *plan->pass->logits;
+            const float* values = static_cast<const float*>(out.data);
+            logits.insert(logits.end(), values, values + out.nelements());
         }
         if (fresh && options_.profile) {
             const auto t0 = std::chrono::steady_clock::now();
@@ -181,6 +196,18 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
         }
     }
     return logits;
+}
+
+std::span<const float> Session::eval_in_place(std::span<const int32_t> tokens) {
+    if (tokens.size() != 1 || !reuses_plans()) {
+        held_logits_ = eval(tokens);
+        return held_logits_;
+    }
+    check_room(tokens);
+    Plan& plan = decode_plan();
+    run(plan, tokens);
+    const Tensor& out = *plan.pass->logits;
+    return {static_cast<const float*>(out.data), size_t(out.nelements())};
 }
 
 }  // namespace tessera::model

@@ -73,6 +73,12 @@ public:
     // Appends tokens at the next positions. Returns the logits of the last
     // token ([n_vocab]), or with all_logits of every token ([n_tokens][n_vocab]).
     std::vector<float> eval(std::span<const int32_t> tokens, bool all_logits = false);
+    // eval(tokens) without copying a single token's logits out of the pass
+    // that computed them (a device writes them to memory the host reads), so
+    // that a decoding step costs the host no pass over the vocabulary until
+    // it samples. A prompt's logits are copied, as eval's. Valid until the
+    // next eval or eval_in_place.
+    std::span<const float> eval_in_place(std::span<const int32_t> tokens);
 
     int64_t n_past() const { return n_past_; }
     int64_t n_ctx() const { return cache_.n_ctx(); }
@@ -100,6 +106,10 @@ private:
     static constexpr int64_t kDecodeWindow = 256;
 
     std::unique_ptr<Plan> make_plan(int64_t n_tokens, int64_t n_kv, bool all_logits);
+    void check_room(std::span<const int32_t> tokens) const;  // throws where the tokens cannot be evaluated
+    bool reuses_plans() const;
+    Plan& decode_plan();  // the single-token plan of the window holding the next position
+    void run(Plan& plan, std::span<const int32_t> tokens);  // one pass of the tokens the plan was made for
     void report_placement(const Executor& exec);
 
     const Model& model_;
@@ -108,6 +118,7 @@ private:
     SessionDevices devices_;
     bool placement_reported_ = false;
     std::unique_ptr<Plan> decode_plan_;
+    std::vector<float> held_logits_;  // eval_in_place's copy of a prompt's logits
     int64_t n_past_ = 0;
     Profile profile_;
     std::string trace_dir_;

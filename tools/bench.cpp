@@ -88,14 +88,16 @@ void progress(const std::string& what, int done, int total) {
 }
 
 // One test after `depth` in the cache (untimed): `prompt` in one pass (pp),
-// or `generated` one token per pass (tg).
+// or `generated` one token per pass (tg). Each pass leaves its logits where
+// the host can read them, unread, as llama-bench's passes do (copying a large
+// vocabulary's logits cost a GPU token up to a tenth: docs/benchmarks.md).
 double time_pass(model::Session& session, const std::vector<int32_t>& depth, const std::vector<int32_t>& prompt,
                  const std::vector<int32_t>& generated) {
     session.reset();
-    if (!depth.empty()) session.eval(depth);
+    if (!depth.empty()) session.eval_in_place(depth);
     const auto t0 = std::chrono::steady_clock::now();
-    if (!prompt.empty()) session.eval(prompt);
-    for (int32_t token : generated) session.eval(std::span(&token, 1));
+    if (!prompt.empty()) session.eval_in_place(prompt);
+    for (int32_t token : generated) session.eval_in_place(std::span(&token, 1));
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

@@ -19,7 +19,7 @@ size_t Generator::feed(std::span<const int32_t> tokens) {
         session_.truncate(int64_t(std::min(size_t(differ - context_.begin()), tokens.size() - 1))));
     context_.resize(kept);
     const std::span<const int32_t> rest = tokens.subspan(kept);
-    logits_ = session_.eval(rest);
+    logits_ = session_.eval_in_place(rest);
     print_notice(session_);
     for (const int32_t t : rest) sampler_.accept(t);
     context_.insert(context_.end(), rest.begin(), rest.end());
@@ -63,7 +63,7 @@ Generator::Reply Generator::reply(const ReplyOptions& o) {
             r.stop = Stop::ContextFull;
             break;
         }
-        logits_ = session_.eval(std::span(&next, 1));
+        logits_ = session_.eval_in_place(std::span(&next, 1));
         context_.push_back(next);
     }
     const std::string rest = decoder.finish();

@@ -51,7 +51,7 @@ private:
     model::Session session_;
     Sampler sampler_;
     std::vector<int32_t> context_;  // the tokens whose keys and values the cache holds, in order
-    std::vector<float> logits_;     // after the last of them
+    std::span<const float> logits_;  // after the last of them (Session::eval_in_place)
 };
 
 }  // namespace tessera::cli

@@ -63,5 +63,36 @@ TEST(SessionDecode, ReusedPlansAcrossWindowsGiveTheWholePassesLogits) {
     EXPECT_GT(max_diff(decoding.eval(std::span(tokens).subspan(260, 1)), pass, 259), 10 * tolerance);
 }
 
+// eval_in_place gives eval's logits: a prompt's (a copy), each decoding
+// step's where its pass left them (also across a window's end), and, with
+// the profile on (a plan per pass), a copy again.
+TEST(SessionDecode, LogitsInPlaceAreThoseOfEval) {
+    ScratchDir dir;
+    const std::string path = (dir / "tiny.gguf").string();
+    const ModelShape shape{.name = "tiny", .n_vocab = kVocab, .n_embd = 64, .n_layer = 2, .n_head = 4,
+                           .n_head_kv = 2, .n_ff = 96, .n_ctx = 600};
+    write_synthetic_model({.shape = shape, .arch = "llama", .plan = QuantizePlan::parse("Q8_0"), .seed = 5}, path);
+    const Model m = Model::open(path);
+    std::vector<int32_t> tokens(262);
+    for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = int32_t((i * 4099 + 7) % kVocab);
+
+    for (const bool profile : {false, true}) {
+        const SessionOptions options{.n_ctx = 600, .n_threads = 2, .profile = profile};
+        Session copied(m, options), in_place(m, options);
+        const std::span<const int32_t> prompt = std::span(tokens).first(250);
+        const std::vector<float> first = copied.eval(prompt);
+        const std::span<const float> first_in_place = in_place.eval_in_place(prompt);
+        ASSERT_EQ(std::vector<float>(first_in_place.begin(), first_in_place.end()), first) << "profile " << profile;
+        for (size_t pos = 250; pos < tokens.size(); ++pos) {
+            const std::span<const int32_t> token = std::span(tokens).subspan(pos, 1);
+            const std::vector<float> expected = copied.eval(token);
+            const std::span<const float> got = in_place.eval_in_place(token);
+            ASSERT_EQ(got.size(), size_t(kVocab));
+            EXPECT_EQ(std::vector<float>(got.begin(), got.end()), expected)
+                << "position " << pos << ", profile " << profile;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace tessera::model
