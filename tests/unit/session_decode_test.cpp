@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gguf_test_util.hpp"
@@ -29,13 +30,18 @@ double max_diff(const std::vector<float>& decoded, const std::vector<float>& pas
     return d;
 }
 
-TEST(SessionDecode, ReusedPlansAcrossWindowsGiveTheWholePassesLogits) {
-    ScratchDir dir;
+// A 2-layer Llama-shaped model of kVocab tokens and 600 positions, written into dir.
+Model tiny_model(const ScratchDir& dir, const std::string& types, uint64_t seed) {
     const std::string path = (dir / "tiny.gguf").string();
     const ModelShape shape{.name = "tiny", .n_vocab = kVocab, .n_embd = 64, .n_layer = 2, .n_head = 4,
                            .n_head_kv = 2, .n_ff = 96, .n_ctx = 600};
-    write_synthetic_model({.shape = shape, .arch = "llama", .plan = QuantizePlan::parse("F32"), .seed = 3}, path);
-    const Model m = Model::open(path);
+    write_synthetic_model({.shape = shape, .arch = "llama", .plan = QuantizePlan::parse(types), .seed = seed}, path);
+    return Model::open(path);
+}
+
+TEST(SessionDecode, ReusedPlansAcrossWindowsGiveTheWholePassesLogits) {
+    ScratchDir dir;
+    const Model m = tiny_model(dir, "F32", 3);
 
     std::vector<int32_t> tokens(270);
     for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = int32_t((i * 7919 + 13) % kVocab);
@@ -68,11 +74,7 @@ TEST(SessionDecode, ReusedPlansAcrossWindowsGiveTheWholePassesLogits) {
 // the profile on (a plan per pass), a copy again.
 TEST(SessionDecode, LogitsInPlaceAreThoseOfEval) {
     ScratchDir dir;
-    const std::string path = (dir / "tiny.gguf").string();
-    const ModelShape shape{.name = "tiny", .n_vocab = kVocab, .n_embd = 64, .n_layer = 2, .n_head = 4,
-                           .n_head_kv = 2, .n_ff = 96, .n_ctx = 600};
-    write_synthetic_model({.shape = shape, .arch = "llama", .plan = QuantizePlan::parse("Q8_0"), .seed = 5}, path);
-    const Model m = Model::open(path);
+    const Model m = tiny_model(dir, "Q8_0", 5);
     std::vector<int32_t> tokens(262);
     for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = int32_t((i * 4099 + 7) % kVocab);
 
