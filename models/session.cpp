@@ -20,6 +20,11 @@ struct Session::Plan {
     std::unique_ptr<DecoderPass> pass;
     std::unique_ptr<Executor> exec;
     int64_t n_kv = 0;  // cache positions attention reads (masked by position beyond n_past)
+
+    // What its last run left in the logits tensor.
+    std::span<const float> logits() const {
+        return {static_cast<const float*>(pass->logits->data), size_t(pass->logits->nelements())};
+    }
 };
 
 int64_t context_that_fits(const Model& model, const SessionOptions& options, int64_t n_seq) {
@@ -146,7 +151,9 @@ void Session::check_room(std::span<const int32_t> tokens) const {
 // planning a pass cost a CPU token a measurable share
 // (docs/benchmarks.md#the-zen-4-vm-one-plan-for-all-decode-steps-2026-11-29-f5465b7).
 // A traced or profiled pass is planned afresh.
-bool Session::reuses_plans() const { return trace_dir_.empty() && !options_.profile; }
+bool Session::reuses_decode_plan(size_t n_tokens, bool all_logits) const {
+    return n_tokens == 1 && !all_logits && trace_dir_.empty() && !options_.profile;
+}
 
 Session::Plan& Session::decode_plan() {
     const int64_t window = std::min(cache_.n_ctx(), (n_past_ + kDecodeWindow) / kDecodeWindow * kDecodeWindow);
@@ -174,7 +181,7 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
         const bool last_batch = first + n == tokens.size();
         std::unique_ptr<Plan> fresh;
         Plan* plan = nullptr;
-        if (n == 1 && !all_logits && reuses_plans()) {
+        if (reuses_decode_plan(n, all_logits)) {
             plan = &decode_plan();
         } else {
             const auto t0 = std::chrono::steady_clock::now();
@@ -185,9 +192,8 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
         }
         run(*plan, tokens.subspan(first, n));
         if (all_logits || last_batch) {
-            const Tensor& out = *plan->pass->logits;
-            const float* values = static_cast<const float*>(out.data);
-            logits.insert(logits.end(), values, values + out.nelements());
+            const std::span<const float> out = plan->logits();
+            logits.insert(logits.end(), out.begin(), out.end());
         }
         if (fresh && options_.profile) {
             const auto t0 = std::chrono::steady_clock::now();
@@ -199,15 +205,14 @@ std::vector<float> Session::eval(std::span<const int32_t> tokens, bool all_logit
 }
 
 std::span<const float> Session::eval_in_place(std::span<const int32_t> tokens) {
-    if (tokens.size() != 1 || !reuses_plans()) {
+    if (!reuses_decode_plan(tokens.size(), false)) {
         held_logits_ = eval(tokens);
         return held_logits_;
     }
     check_room(tokens);
     Plan& plan = decode_plan();
     run(plan, tokens);
-    const Tensor& out = *plan.pass->logits;
-    return {static_cast<const float*>(out.data), size_t(out.nelements())};
+    return plan.logits();
 }
 
 }  // namespace tessera::model

@@ -107,7 +107,8 @@ private:
 
     std::unique_ptr<Plan> make_plan(int64_t n_tokens, int64_t n_kv, bool all_logits);
     void check_room(std::span<const int32_t> tokens) const;  // throws where the tokens cannot be evaluated
-    bool reuses_plans() const;
+    // Whether a pass of n_tokens runs the decode plan (else one planned for it).
+    bool reuses_decode_plan(size_t n_tokens, bool all_logits) const;
     Plan& decode_plan();  // the single-token plan of the window holding the next position
     void run(Plan& plan, std::span<const int32_t> tokens);  // one pass of the tokens the plan was made for
     void report_placement(const Executor& exec);
