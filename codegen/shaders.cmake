@@ -14,6 +14,13 @@
 #                           glslang found compiles them (coopmat_probe.cmake),
 #                           and not for F32 weights (they keep fp32 math;
 #                           these round to fp16)
+#   shaders/quant/*_workgroup_coopmat.glsl
+#                           the same with cooperative matrices of workgroup
+#                           scope, for the types whose part has a line
+#                           `#define MATMUL_WORKGROUP_SCOPE`: compiled for
+#                           SPIR-V 1.6 and rewritten into KHR cooperative
+#                           matrices by tessera_spirv_coopmat_khr
+#                           (spirv_coopmat_khr.hpp)
 #   matvec_idot_<type>      matvec.glsl with MV_IDOT defined (x rounded to
 #                           8 bits, packed integer dot products): for the
 #                           types whose GLSL part has an `#ifdef MV_IDOT`
@@ -60,8 +67,42 @@ function(_tessera_variant name prelude stem kind)
   set(wrapper "${_out_dir}/${name}.comp")
   file(CONFIGURE OUTPUT "${wrapper}" CONTENT
        "#version 450\n#extension GL_GOOGLE_include_directive : require\n${prelude}#include \"${stem}.glsl\"\n#include \"quant/${kind}.glsl\"\n")
-  _tessera_compile_shader(${name} "${wrapper}")
+  if(kind MATCHES "_workgroup_coopmat$")
+    _tessera_compile_khr_shader(${name} "${wrapper}")
+  else()
+    _tessera_compile_shader(${name} "${wrapper}")
+  endif()
   set(TESSERA_SHADER_HEADERS ${TESSERA_SHADER_HEADERS} PARENT_SCOPE)
+endfunction()
+
+# The rewriter of NV cooperative matrices into KHR ones: a build-time tool.
+if(TESSERA_VULKAN_COOPMAT)
+  add_executable(tessera_spirv_coopmat_khr "${CMAKE_CURRENT_LIST_DIR}/spirv_coopmat_khr_main.cpp"
+                                           "${CMAKE_CURRENT_LIST_DIR}/spirv_coopmat_khr.cpp")
+  target_include_directories(tessera_spirv_coopmat_khr PRIVATE "${PROJECT_SOURCE_DIR}")
+endif()
+
+# _tessera_compile_khr_shader(<name> <source>): as _tessera_compile_shader,
+# for SPIR-V 1.6 (the NVIDIA driver's compiler failed on these shaders as
+# SPIR-V 1.5: docs/vulkan.md#workgroup-scope) and through the rewriter.
+function(_tessera_compile_khr_shader name source)
+  set(header "${_out_dir}/${name}.h")
+  set(spirv "${_out_dir}/${name}.nv.spv")
+  add_custom_command(
+    OUTPUT "${spirv}"
+    COMMAND Vulkan::glslangValidator --target-env vulkan1.3 -I${_shader_dir} -I${_types_dir}
+            --depfile "${spirv}.d" -o "${spirv}" "${source}"
+    DEPENDS "${source}"
+    DEPFILE "${spirv}.d"
+    COMMENT "glslang: ${name}"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT "${header}"
+    COMMAND tessera_spirv_coopmat_khr "${spirv}" "${header}" tessera_spv_${name}
+    DEPENDS "${spirv}" tessera_spirv_coopmat_khr
+    COMMENT "KHR cooperative matrices: ${name}"
+    VERBATIM)
+  set(TESSERA_SHADER_HEADERS ${TESSERA_SHADER_HEADERS} "${header}" PARENT_SCOPE)
 endfunction()
 
 # _tessera_compile_shader(<name> <source>): <name>.h holding tessera_spv_<name>.
@@ -92,9 +133,13 @@ foreach(_type IN LISTS TESSERA_ENABLED_QUANT_TYPES)
     continue()
   endif()
   list(APPEND TESSERA_VULKAN_QUANT_TYPES ${_type})
+  file(STRINGS "${_types_dir}/${_stem}.glsl" _workgroup_scope REGEX "^#define MATMUL_WORKGROUP_SCOPE")
   foreach(_skeleton IN LISTS _skeletons)
     get_filename_component(_kind "${_skeleton}" NAME_WE)
     if(_kind MATCHES "_coopmat$" AND _type STREQUAL "F32")
+      continue()
+    endif()
+    if(_kind MATCHES "_workgroup_coopmat$" AND NOT _workgroup_scope)
       continue()
     endif()
     _tessera_variant("${_kind}_${_stem}" "" ${_stem} ${_kind})
