@@ -22,10 +22,14 @@ void run_devices() {
         const std::string coopmat = d.coopmat ? ", NV cooperative matrix fp16 " + std::to_string(d.coopmat.m) + "x" +
                                                     std::to_string(d.coopmat.n) + "x" + std::to_string(d.coopmat.k)
                                               : "";
-        std::printf("%d: %s (%s, Vulkan %u.%u, %.1f GiB device memory, subgroup %u%s%s)\n", d.index, d.name.c_str(),
+        const std::string workgroup = d.workgroup_coopmat ? ", workgroup-scope cooperative matrices (" +
+                                                                std::to_string(d.workgroup_coopmat.invocations) +
+                                                                " invocations)"
+                                                          : "";
+        std::printf("%d: %s (%s, Vulkan %u.%u, %.1f GiB device memory, subgroup %u%s%s%s)\n", d.index, d.name.c_str(),
                     d.type.c_str(), VK_API_VERSION_MAJOR(d.api_version), VK_API_VERSION_MINOR(d.api_version),
                     double(d.device_local_bytes) / double(1ull << 30), d.subgroup_size, coopmat.c_str(),
-                    d.int_dot ? ", 8-bit integer dot products" : "");
+                    workgroup.c_str(), d.int_dot ? ", 8-bit integer dot products" : "");
         std::printf("   driver: %s\n", d.driver.c_str());
         if (!d.missing.empty()) std::printf("   unusable: lacks %s\n", d.missing.c_str());
     }

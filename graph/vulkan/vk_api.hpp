@@ -6,6 +6,8 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
+#include "graph/vulkan/vk_coopmat2.hpp"
+
 #include <string>
 
 namespace tessera::vk {
@@ -28,8 +30,9 @@ namespace tessera::vk {
     X(vkGetDeviceProcAddr)
 
 // Extension entry points: nullptr where the loader or its drivers lack them.
-#define TESSERA_VK_OPTIONAL_INSTANCE_FUNCTIONS(X) \
-    X(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
+#define TESSERA_VK_OPTIONAL_INSTANCE_FUNCTIONS(X)      \
+    X(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) \
+    X(vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)
 
 #define TESSERA_VK_DEVICE_FUNCTIONS(X)  \
     X(vkDestroyDevice)                  \

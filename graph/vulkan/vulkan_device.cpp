@@ -28,7 +28,7 @@ VkInstance shared_instance() {
             }
             VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                                   .pApplicationName = "tessera",
-                                  .apiVersion = VK_API_VERSION_1_2};
+                                  .apiVersion = VK_API_VERSION_1_3};  // 1.3: workgroup coopmat shaders are SPIR-V 1.6
             VkInstanceCreateInfo create{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
             const VkResult r = vk::vkCreateInstance(&create, nullptr, &instance);
             if (r != VK_SUCCESS) {
@@ -86,8 +86,12 @@ struct FeatureChain {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES_KHR};
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopmat_khr{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+    VkPhysicalDeviceCooperativeMatrix2FeaturesNV coopmat2{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
     VkPhysicalDeviceFeatures2 root{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &v11};
-    FeatureChain(bool with_coopmat, bool with_int_dot, bool with_executable) {
+    FeatureChain(bool with_coopmat, bool with_int_dot, bool with_executable, bool with_coopmat2) {
         void** tail = &v12.pNext;
         auto link = [&tail](auto& features) {
             *tail = &features;
@@ -96,6 +100,10 @@ struct FeatureChain {
         if (with_int_dot) link(idot);
         if (with_executable) link(executable);
         if (with_coopmat) link(coopmat);
+        if (with_coopmat2) {
+            link(coopmat_khr);
+            link(coopmat2);
+        }
     }
     FeatureChain(const FeatureChain&) = delete;
 };
@@ -125,6 +133,35 @@ CoopmatShape find_coopmat(VkPhysicalDevice pd, const FeatureChain& f) {
             best = {s.MSize, s.NSize, s.KSize};
     }
     return best;
+}
+
+// The workgroup-scope fp16 x fp16 -> fp32 matrices of flexible dimensions
+// in workgroups of 256 invocations (the tensor-core skeleton's), where the
+// device has both extensions, their features, Vulkan 1.3 (the shaders are
+// SPIR-V 1.6) and the Vulkan memory model.
+WorkgroupCoopmat find_workgroup_coopmat(VkPhysicalDevice pd, const FeatureChain& f, uint32_t api_version) {
+    constexpr uint32_t kInvocations = 256;
+    if (api_version < VK_API_VERSION_1_3 || !f.coopmat_khr.cooperativeMatrix ||
+        !f.coopmat2.cooperativeMatrixWorkgroupScope || !f.coopmat2.cooperativeMatrixFlexibleDimensions ||
+        !f.v12.vulkanMemoryModel || vk::vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV == nullptr)
+        return {};
+    VkPhysicalDeviceCooperativeMatrix2PropertiesNV limits{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV};
+    VkPhysicalDeviceProperties2 props{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &limits};
+    vk::vkGetPhysicalDeviceProperties2(pd, &props);
+    if (limits.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize < kInvocations) return {};
+    uint32_t n = 0;
+    vk::vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &n, nullptr);
+    std::vector<VkCooperativeMatrixFlexibleDimensionsPropertiesNV> shapes(
+        n, {.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV});
+    vk::vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &n, shapes.data());
+    for (const auto& s : shapes)
+        if (s.AType == VK_COMPONENT_TYPE_FLOAT16_NV && s.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+            s.CType == VK_COMPONENT_TYPE_FLOAT32_NV && s.ResultType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+            s.scope == VK_SCOPE_WORKGROUP_NV && s.workgroupInvocations == kInvocations && !s.saturatingAccumulation)
+            return {kInvocations, s.MGranularity, s.NGranularity, s.KGranularity,
+                    limits.cooperativeMatrixWorkgroupScopeReservedSharedMemory};
+    return {};
 }
 
 VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
@@ -158,9 +195,12 @@ VulkanDeviceInfo describe_device(VkPhysicalDevice pd, int index) {
     if (info.api_version >= VK_API_VERSION_1_2) {
         FeatureChain f(has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME),
                        has_extension(pd, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME),
-                       has_extension(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME));
+                       has_extension(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME),
+                       has_extension(pd, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+                           has_extension(pd, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME));
         vk::vkGetPhysicalDeviceFeatures2(pd, &f.root);
         info.coopmat = find_coopmat(pd, f);
+        info.workgroup_coopmat = find_workgroup_coopmat(pd, f, info.api_version);
         info.int_dot = f.idot.shaderIntegerDotProduct == VK_TRUE;
         info.pipeline_statistics = f.executable.pipelineExecutableInfo == VK_TRUE;
         need(f.v11.storageBuffer16BitAccess, "storageBuffer16BitAccess");
@@ -216,7 +256,7 @@ VulkanDevice::VulkanDevice(int index) {
     queue_family_ = uint32_t(chosen);
     timestamp_bits_ = families[queue_family_].timestampValidBits;
 
-    FeatureChain f(bool(info_.coopmat), info_.int_dot, info_.pipeline_statistics);
+    FeatureChain f(bool(info_.coopmat), info_.int_dot, info_.pipeline_statistics, bool(info_.workgroup_coopmat));
     f.v11.storageBuffer16BitAccess = VK_TRUE;
     f.v12.storageBuffer8BitAccess = VK_TRUE;
     f.v12.shaderFloat16 = VK_TRUE;
@@ -240,6 +280,14 @@ VulkanDevice::VulkanDevice(int index) {
         f.coopmat.cooperativeMatrix = VK_TRUE;
         f.v12.vulkanMemoryModel = VK_TRUE;
         extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    }
+    if (info_.workgroup_coopmat) {
+        f.coopmat_khr.cooperativeMatrix = VK_TRUE;
+        f.coopmat2.cooperativeMatrixWorkgroupScope = VK_TRUE;
+        f.coopmat2.cooperativeMatrixFlexibleDimensions = VK_TRUE;
+        f.v12.vulkanMemoryModel = VK_TRUE;
+        extensions.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+        extensions.push_back(VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME);
     }
     VkDeviceCreateInfo create{.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                               .pNext = &f.root,

@@ -26,6 +26,17 @@ struct CoopmatShape {
     explicit operator bool() const { return m != 0; }
 };
 
+// Cooperative matrices of workgroup scope (VK_NV_cooperative_matrix2 over
+// VK_KHR_cooperative_matrix) of fp16 A and B into fp32 C and D with flexible
+// dimensions: the workgroup size they take, the granularity of their m, n
+// and k, and the shared memory the driver keeps for them
+// (shaders/quant/matmul_workgroup_coopmat.glsl). All zero where the device
+// has none.
+struct WorkgroupCoopmat {
+    uint32_t invocations = 0, m = 0, n = 0, k = 0, reserved_shared = 0;
+    explicit operator bool() const { return invocations != 0; }
+};
+
 struct VulkanDeviceInfo {
     int index = 0;
     std::string name;
@@ -38,6 +49,7 @@ struct VulkanDeviceInfo {
     bool subgroup_arithmetic = false;
     bool subgroup_shuffle = false;  // subgroup shuffles in compute shaders
     CoopmatShape coopmat;  // the largest such shape listed (and enabled when opened)
+    WorkgroupCoopmat workgroup_coopmat;  // enabled when opened
     // Packed 8-bit integer dot products in shaders (shaderIntegerDotProduct,
     // enabled when opened): the matvecs with 8-bit activations use them.
     bool int_dot = false;
@@ -67,6 +79,7 @@ public:
     bool timestamps() const { return timestamp_bits_ > 0; }
     double timestamp_period_ns() const { return limits_.timestampPeriod; }
     const CoopmatShape& coopmat() const { return info_.coopmat; }
+    const WorkgroupCoopmat& workgroup_coopmat() const { return info_.workgroup_coopmat; }
     // Invocations for a workgroup whose invocations stride over its work:
     // `on_gpu` on a GPU. A CPU implementation (lavapipe) runs a workgroup's
     // invocations in batches of its subgroup size, each batch through the

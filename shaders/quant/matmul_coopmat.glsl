@@ -14,6 +14,12 @@
 // step suffices. Results go out through a per-subgroup staging matrix in
 // shared memory, so that rows and tokens past the edge are not stored.
 //
+// With WORKGROUP_SCOPE (matmul_workgroup_coopmat.glsl) the whole workgroup
+// multiplies one BM x BK matrix of W by two BK x BN/2 ones of x into two
+// accumulators of workgroup scope, which the driver lays out over its
+// subgroups and tensor cores; they go out through the tiles' memory, one
+// after the other.
+//
 // x comes as an fp16 copy with dense rows (graph/vulkan/kernels/half_copy.hpp):
 // the tensor cores take no more, and converting it here cost every workgroup
 // of rows the same work again (docs/measured-choices.md#tensor-core-matmuls-x).
@@ -43,7 +49,14 @@ layout(constant_id = 6) const uint CK = 16;
 #define COOP_ROWS 2
 #endif
 layout(constant_id = 7) const bool EXPERTS = false;
+#ifdef WORKGROUP_SCOPE
+// BN / 2, the accumulators' columns: its own constant, so that every
+// matrix dimension is a plain specialization constant, the only form run
+// on the driver (docs/vulkan.md#workgroup-scope).
+layout(constant_id = 8) const uint HALF_BN = 32;
+#else
 const uint WM = COOP_ROWS * CM, WN = 2 * CN;  // workgroup = (BM / WM) * (BN / WN) subgroups
+#endif
 
 layout(binding = 1, scalar) readonly buffer X { uvec2 x4[]; };  // 4 fp16 values each
 // EXPERTS: the route, from ids_first (dst_ne1 experts); else x again, unread.
@@ -53,11 +66,13 @@ layout(binding = 3, scalar) writeonly buffer Y { float y[]; };
 // The tiles hold 4 fp16 values per uvec2 (one store each), in rows padded by
 // 8 values: each row stays 16-byte aligned, and 8 successive rows start in
 // different banks. Two of each: buffer b starts at b * BM * STRIDE (W) and
-// b * BN * STRIDE (x).
+// b * BN * STRIDE (x), in one array: W's at 0, x's at XTILE.
 const uint STRIDE = (BK + 8) / 4;
-shared uvec2 wtile[2 * BM * STRIDE];
-shared uvec2 xtile[2 * BN * STRIDE];
+const uint XTILE = 2 * BM * STRIDE;
+shared uvec2 tiles[2 * (BM + BN) * STRIDE];
+#ifndef WORKGROUP_SCOPE
 shared float stage[(BM / WM) * (BN / WN) * CM * CN];
+#endif
 
 // Each thread loads the same 4-value pieces of every step's tiles, of W in
 // runs of RUN pieces of one row: a type with dequant16 (16 values, one
@@ -123,14 +138,33 @@ void store_tiles(uint buf) {
     const uint t = gl_LocalInvocationID.x, wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
     for (uint i = 0; i < W_PIECES; ++i) {
         const uint v = t + i / RUN * WG;  // run v, piece i % RUN of it
-        if (v < BM * RUNS_PER_ROW) wtile[wb + v / RUNS_PER_ROW * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN] = tile_piece(wnext[i]);
+        if (v < BM * RUNS_PER_ROW) tiles[wb + v / RUNS_PER_ROW * STRIDE + v % RUNS_PER_ROW * RUN + i % RUN] = tile_piece(wnext[i]);
     }
     for (uint i = 0; i < X_PIECES; ++i) {
         const uint v = t + i * WG;
-        if (v < BN * BK / 4) xtile[xb + v / (BK / 4) * STRIDE + v % (BK / 4)] = xnext[i];
+        if (v < BN * BK / 4) tiles[XTILE + xb + v / (BK / 4) * STRIDE + v % (BK / 4)] = xnext[i];
     }
 }
 
+// Column col of the tile's tokens: where its y starts.
+uint y_start(uint col, uint y0) { return EXPERTS ? slot_y(col) : y0 + col * p.y_nb1; }
+
+#ifdef WORKGROUP_SCOPE
+#define ACC fcoopmatNV<32, gl_ScopeWorkgroup, BM, HALF_BN>
+
+// Stores accumulator C, the tile's columns HALF * HALF_BN.., through the
+// tiles' memory (column-major: a token's BM rows are contiguous, as in y).
+// A macro, keeping workgroup-scope matrices out of function parameters, a
+// form not run on the driver.
+#define STORE_HALF(C, HALF)                                                                    \
+    barrier();                                                                                 \
+    coopMatStoreNV(C, tiles, 0, BM / 2, true);                                                 \
+    barrier();                                                                                 \
+    for (uint e = gl_LocalInvocationID.x; e < BM * HALF_BN; e += WG) {                         \
+        const uint row = row0 + e % BM, col = col0 + (HALF) * HALF_BN + e / BM;                \
+        if (row < p.n && col < cols) y[y_start(col, y0) + row] = uintBitsToFloat(tiles[e / 2][e % 2]); \
+    }
+#else
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, CM, CN>
 
 // The subgroup's part of the tile: its first row and first token.
@@ -146,22 +180,27 @@ void store_acc(ACC c, uint i, uint j, uint row0, uint col0, uint cols, uint y0) 
     subgroupBarrier();
     for (uint e = gl_SubgroupInvocationID; e < CM * CN; e += gl_SubgroupSize) {
         const uint row = row0 + part.x + i * CM + e % CM, col = col0 + part.y + j * CN + e / CM;
-        if (row < p.n && col < cols) y[(EXPERTS ? slot_y(col) : y0 + col * p.y_nb1) + row] = stage[at + e];
+        if (row < p.n && col < cols) y[y_start(col, y0) + row] = stage[at + e];
     }
     subgroupBarrier();  // read before the next matrix overwrites it
 }
+#endif
 
 // Rows row0.. by columns col0.. of the columns before `cols`; x0 and y0:
 // where column 0 starts in x and y (EXPERTS: the route says per column).
 void tile(uint row0, uint col0, uint cols, uint x0, uint y0) {
-    const uint sr = subgroup_part().x, sc = subgroup_part().y;
     if (EXPERTS)
         for (uint i = 0; i < X_PIECES; ++i) {
             const uint v = min(gl_LocalInvocationID.x + i * WG, BN * BK / 4 - 1);
             xcol[i] = slot_x(min(col0 + v / (BK / 4), cols - 1));
         }
 
+#ifdef WORKGROUP_SCOPE
+    ACC c0 = ACC(0.0), c1 = c0;
+#else
+    const uint sr = subgroup_part().x, sc = subgroup_part().y;
     ACC c00 = ACC(0.0), c01 = c00, c10 = c00, c11 = c00;
+#endif
 #if COOP_ROWS == 4
     ACC c20 = c00, c21 = c00, c30 = c00, c31 = c00;
 #endif
@@ -173,29 +212,40 @@ void tile(uint row0, uint col0, uint cols, uint x0, uint y0) {
 #ifndef FETCH_AFTER_MULTIPLIES
         fetch(k0 + BK, row0, col0, cols, x0);  // past k on the last step: zeros, unused
 #endif
-        const uint wb = buf * BM * STRIDE, xb = buf * BN * STRIDE;
+        const uint wb = buf * BM * STRIDE, xb = XTILE + buf * BN * STRIDE;
+#ifdef WORKGROUP_SCOPE
+        fcoopmatNV<16, gl_ScopeWorkgroup, BM, BK> a;
+        fcoopmatNV<16, gl_ScopeWorkgroup, BK, HALF_BN> b0, b1;
+        coopMatLoadNV(a, tiles, wb, STRIDE, false);
+        // x's tile holds tokens as rows: column-major for the K x N operand.
+        coopMatLoadNV(b0, tiles, xb, STRIDE, true);
+        coopMatLoadNV(b1, tiles, xb + HALF_BN * STRIDE, STRIDE, true);
+        c0 = coopMatMulAddNV(a, b0, c0);
+        c1 = coopMatMulAddNV(a, b1, c1);
+#else
         for (uint kk = 0; kk < BK; kk += CK) {
             fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a0, a1;
             fcoopmatNV<16, gl_ScopeSubgroup, CK, CN> b0, b1;
-            coopMatLoadNV(a0, wtile, wb + sr * STRIDE + kk / 4, STRIDE, false);
-            coopMatLoadNV(a1, wtile, wb + (sr + CM) * STRIDE + kk / 4, STRIDE, false);
+            coopMatLoadNV(a0, tiles, wb + sr * STRIDE + kk / 4, STRIDE, false);
+            coopMatLoadNV(a1, tiles, wb + (sr + CM) * STRIDE + kk / 4, STRIDE, false);
             // x's tile holds tokens as rows: column-major for the K x N operand.
-            coopMatLoadNV(b0, xtile, xb + sc * STRIDE + kk / 4, STRIDE, true);
-            coopMatLoadNV(b1, xtile, xb + (sc + CN) * STRIDE + kk / 4, STRIDE, true);
+            coopMatLoadNV(b0, tiles, xb + sc * STRIDE + kk / 4, STRIDE, true);
+            coopMatLoadNV(b1, tiles, xb + (sc + CN) * STRIDE + kk / 4, STRIDE, true);
             c00 = coopMatMulAddNV(a0, b0, c00);
             c01 = coopMatMulAddNV(a0, b1, c01);
             c10 = coopMatMulAddNV(a1, b0, c10);
             c11 = coopMatMulAddNV(a1, b1, c11);
 #if COOP_ROWS == 4
             fcoopmatNV<16, gl_ScopeSubgroup, CM, CK> a2, a3;
-            coopMatLoadNV(a2, wtile, wb + (sr + 2 * CM) * STRIDE + kk / 4, STRIDE, false);
-            coopMatLoadNV(a3, wtile, wb + (sr + 3 * CM) * STRIDE + kk / 4, STRIDE, false);
+            coopMatLoadNV(a2, tiles, wb + (sr + 2 * CM) * STRIDE + kk / 4, STRIDE, false);
+            coopMatLoadNV(a3, tiles, wb + (sr + 3 * CM) * STRIDE + kk / 4, STRIDE, false);
             c20 = coopMatMulAddNV(a2, b0, c20);
             c21 = coopMatMulAddNV(a2, b1, c21);
             c30 = coopMatMulAddNV(a3, b0, c30);
             c31 = coopMatMulAddNV(a3, b1, c31);
 #endif
         }
+#endif
         // The other buffer's last readers, the previous step's multiplies,
         // finished before the last barrier.
 #ifdef FETCH_AFTER_MULTIPLIES
@@ -204,6 +254,13 @@ void tile(uint row0, uint col0, uint cols, uint x0, uint y0) {
         store_tiles(buf ^ 1);
         barrier();
     }
+#ifdef WORKGROUP_SCOPE
+    // The stores reuse the tiles' memory: their first barrier waits for the
+    // last multiplies, and the last one below for the last reads of it.
+    STORE_HALF(c0, 0)
+    STORE_HALF(c1, 1)
+    barrier();
+#else
     // After that barrier no subgroup reads the tiles again: a next tile of
     // the workgroup may store its first step into them at once.
 
@@ -216,6 +273,7 @@ void tile(uint row0, uint col0, uint cols, uint x0, uint y0) {
     store_acc(c21, 2, 1, row0, col0, cols, y0);
     store_acc(c30, 3, 0, row0, col0, cols, y0);
     store_acc(c31, 3, 1, row0, col0, cols, y0);
+#endif
 #endif
 }
 

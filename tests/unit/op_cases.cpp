@@ -586,6 +586,18 @@ std::vector<OpCase> op_cases() {
                          Tensor* w = g.weight("w", GgmlType::Q4_0, {64, 4100, 1, 1}, weights_of(GgmlType::Q4_0, 64, 4100).data());
                          return matmul(w, in(g, "in_x", {64, 9, 1, 1}));
                      }, 5e-4});
+    // Rows enough for the workgroup-scope kernel of the types that have it,
+    // not a multiple of its tile, k not one of its step (F16), and tokens
+    // past one tile of 128 into both halves of the second (its two
+    // accumulators).
+    for (const auto& [type, k] : {std::pair{GgmlType::Q4_0, int64_t(64)}, std::pair{GgmlType::Q8_0, int64_t(64)},
+                                  std::pair{GgmlType::F16, int64_t(72)}}) {
+        if (find_quant_type(type) == nullptr) continue;
+        v.push_back({"matmul_" + std::string(ggml_type_traits(type).name) + "_4100_rows_m200", [type, k](Graph& g) {
+                         Tensor* w = g.weight("w", type, {k, 4100, 1, 1}, weights_of(type, k, 4100).data());
+                         return matmul(w, in(g, "in_x", {k, 200, 1, 1}));
+                     }, type == GgmlType::F16 ? 1e-5 : 5e-4});
+    }
     // More workgroups than one grid dimension holds (65535): a matrix of 140001
     // short rows, and as many ids.
     if (find_quant_type(GgmlType::Q4_0) != nullptr) {

@@ -166,10 +166,9 @@ void record_grouped(const Tensor& y, Recorder& rec) {
         MatmulPush push = slot_push(y, bw, rec.bind(x), by, route);
         // The copy's rows: a slot's (0 where the token has one row for all its slots), a token's.
         push.x = {x16.rows.first, 0, x.ne[1] == 1 ? 0 : x16.rows.nb1, x16.rows.nb2};
-        const CoopmatShape& s = rec.device().coopmat();
-        const uint32_t group = t.subgroups(s) * rec.device().info().subgroup_size;
-        rec.dispatch(shader, {group, t.bm, t.bn, t.bk, s.m, s.n, s.k, 1}, {bw, x16.binding, route}, {by}, push,
-                     groups_of(push.n, t.bm), n_expert);
+        std::vector<uint32_t> spec = coopmat_spec(rec.device(), t);
+        set_spec(spec, 7, 1);  // EXPERTS
+        rec.dispatch(shader, spec, {bw, x16.binding, route}, {by}, push, groups_of(push.n, t.bm), n_expert);
     } else {
         const BoundTensor bx = rec.bind(x);
         const MatmulPush push = slot_push(y, bw, bx, by, route);

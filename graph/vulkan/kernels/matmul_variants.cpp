@@ -112,6 +112,25 @@ std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& dev
     return std::pair{std::move(name), t};
 }
 
+std::optional<std::pair<std::string, CoopTile>> workgroup_coopmat_shader(VulkanDevice& device, const Tensor& w,
+                                                                         const BoundTensor& bw) {
+    const WorkgroupCoopmat& g = device.workgroup_coopmat();
+    const CoopTile& t = kCoopWorkgroup;
+    std::string name = weight_shader(t.skeleton, w.type);
+    if (!g || w.ne[1] < kWorkgroupFromRows || t.bm % g.m != 0 || t.bn / 2 % g.n != 0 || t.bk % g.k != 0 ||
+        !find_shader(name) || t.tile_bytes() + g.reserved_shared > device.limits().maxComputeSharedMemorySize ||
+        (w.type == GgmlType::F16 && !whole_pieces(bw, w, 8)))
+        return std::nullopt;
+    return std::pair{std::move(name), t};
+}
+
+std::vector<uint32_t> coopmat_spec(const VulkanDevice& device, const CoopTile& t) {
+    const CoopmatShape& s = device.coopmat();
+    if (t.workgroup_scope)  // 4-6, the subgroup matrices' shape, unused; 7: EXPERTS; 8: HALF_BN
+        return {device.workgroup_coopmat().invocations, t.bm, t.bn, t.bk, s.m, s.n, s.k, 0, t.bn / 2};
+    return {t.subgroups(s) * device.info().subgroup_size, t.bm, t.bn, t.bk, s.m, s.n, s.k};
+}
+
 MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx,
                        uint32_t cols) {
     const uint32_t block = ggml_type_traits(w.type).block_bytes, m = uint32_t(x.ne[1]);

@@ -2,6 +2,9 @@
 #include "weight_type.glsl"
 
 #define QK 1
+// The tensor-core matmul with workgroup-scope matrices was faster for this
+// type than the subgroup one (docs/vulkan.md#workgroup-scope): build it.
+#define MATMUL_WORKGROUP_SCOPE
 struct Block {
     float16_t v;
 };

@@ -6,6 +6,9 @@
 #include "byte_floats.glsl"
 
 #define QK 32
+// The tensor-core matmul with workgroup-scope matrices was faster for this
+// type than the subgroup one (docs/vulkan.md#workgroup-scope): build it.
+#define MATMUL_WORKGROUP_SCOPE
 struct Group {
     uint qs[8][8];
     float16_t d[8];
