@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/simd/archs.hpp"
 #include "models/quantize_model.hpp"
 #include "support/error.hpp"
 #include "tessera/build_commit.hpp"
@@ -146,6 +147,7 @@ void print_markdown(const ModelFacts& f, int threads, const std::vector<TestResu
                     r.name.c_str(), ts);
     }
     std::printf("\nbuild: %s\n", TESSERA_BUILD_COMMIT);
+    std::printf("CPU kernels: %s\n", std::string(simd::active_arch_name()).c_str());
 }
 
 nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, const TestResult& r) {
@@ -156,6 +158,7 @@ nlohmann::json to_json(const BenchOptions& o, const ModelFacts& f, int threads, 
     std::strftime(now, sizeof now, "%FT%TZ", std::gmtime(&t));
     return {{"build_commit", TESSERA_BUILD_COMMIT},
             {"cpu_info", cpu_name()},
+            {"cpu_kernels", std::string(simd::active_arch_name())},
             {"backends", f.backend},
             {"gpu_info", f.gpu},
             {"model_filename", f.filename},

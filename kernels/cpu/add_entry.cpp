@@ -2,6 +2,7 @@
 // Compiled without arch flags: in a portable build this code runs on any
 // x86-64 CPU before an arch is picked.
 #include "kernels/cpu/add.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -10,7 +11,7 @@ void Add::operator()(simd::Scalar, const float* a, const float* b, float* y, int
 }
 
 void add(const float* a, const float* b, float* y, int64_t n) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Add{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(Add{});
     kernel(a, b, y, n);
 }
 

@@ -2,6 +2,7 @@
 // portable build this runs before an arch is picked.
 #include "kernels/cpu/attention.hpp"
 #include "kernels/cpu/attention_kernel.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -13,7 +14,7 @@ size_t attention_work_bytes(const AttentionArgs& a, int n_threads) {
 void attention(const AttentionArgs& a, void* work, const ThreadTeam& team) {
     validate_attention_args(a);
     const AttentionPlan plan = plan_attention(a, team.nth);
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(AttentionKernel{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(AttentionKernel{});
     kernel(a, plan, work, team);
 }
 

@@ -1,4 +1,4 @@
-// The attention kernel as a functor over the xsimd arch, for xsimd::dispatch.
+// The attention kernel as a functor over the xsimd arch, for simd::dispatch.
 // Every thread of the team calls it with the same (validated) arguments and
 // plan; it runs the thread's items of the plan.
 #pragma once

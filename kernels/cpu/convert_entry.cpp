@@ -7,6 +7,7 @@
 #include "kernels/cpu/convert.hpp"
 #include "kernels/quant/half.hpp"
 #include "kernels/quant/registry.hpp"
+#include "kernels/simd/dispatch.hpp"
 #include "support/error.hpp"
 
 namespace tessera::cpu {
@@ -38,7 +39,7 @@ void convert_f32_to(GgmlType dst_type, const float* src, void* dst, int64_t n) {
             std::memmove(dst, src, size_t(n) * sizeof(float));
             return;
         case GgmlType::F16: {
-            static auto kernel = xsimd::dispatch<simd::CpuArchs>(F32ToF16{});
+            static auto kernel = simd::dispatch<simd::CpuArchs>(F32ToF16{});
             kernel(src, static_cast<uint16_t*>(dst), n);
             return;
         }
@@ -59,12 +60,12 @@ void convert_to_f32(GgmlType src_type, const void* src, float* dst, int64_t n) {
             std::memmove(dst, src, size_t(n) * sizeof(float));
             return;
         case GgmlType::F16: {
-            static auto kernel = xsimd::dispatch<simd::CpuArchs>(F16ToF32{});
+            static auto kernel = simd::dispatch<simd::CpuArchs>(F16ToF32{});
             kernel(static_cast<const uint16_t*>(src), dst, n);
             return;
         }
         case GgmlType::BF16: {
-            static auto kernel = xsimd::dispatch<simd::CpuArchs>(Bf16ToF32{});
+            static auto kernel = simd::dispatch<simd::CpuArchs>(Bf16ToF32{});
             kernel(static_cast<const uint16_t*>(src), dst, n);
             return;
         }

@@ -2,6 +2,7 @@
 // Compiled without arch flags: in a portable build this code runs on any
 // x86-64 CPU before an arch is picked.
 #include "kernels/cpu/dot_f32.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -12,7 +13,7 @@ float DotF32::operator()(simd::Scalar, const float* a, const float* b, size_t n)
 }
 
 float dot_f32(const float* a, const float* b, size_t n) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(DotF32{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(DotF32{});
     return kernel(a, b, n);
 }
 

@@ -2,6 +2,7 @@
 // Compiled without arch flags: in a portable build this code runs on any
 // x86-64 CPU before an arch is picked.
 #include "kernels/cpu/geglu.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -10,7 +11,7 @@ void Geglu::operator()(simd::Scalar, const float* gate, const float* up, float* 
 }
 
 void geglu(const float* gate, const float* up, float* y, int64_t n) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Geglu{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(Geglu{});
     kernel(gate, up, y, n);
 }
 

@@ -55,7 +55,7 @@ size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationP
 // barrier, on every thread alike) for an unsupported type or bad k.
 void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team);
 
-// The per-arch kernel behind matmul(), for xsimd::dispatch.
+// The per-arch kernel behind matmul(), for simd::dispatch.
 struct MatmulKernel {
     // Defined in matmul_kernel.cpp, instantiated per arch (codegen/simd_kernels.cmake).
     template <class Arch>

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/cpu/matmul/driver.hpp"
+#include "kernels/simd/dispatch.hpp"
 #include "support/error.hpp"
 #include "tessera/enabled_quant_types.hpp"
 
@@ -36,7 +37,7 @@ size_t checked_work_bytes(GgmlType type, int64_t k, int64_t m, ActivationPrecisi
             // path above where these would: the work fits both.
             if (matmul_detail::amx_gemm_applies<T>(k, m))
                 bytes = std::max(bytes, matmul_detail::amx_activation_bytes(k, m));
-            else if (matmul_detail::vnni_gemm_applies<T>(k, m))
+            else if (simd::active_arch_has_vnni() && matmul_detail::vnni_gemm_applies<T>(k, m))
                 bytes = std::max(bytes, matmul_detail::VnniActivations::bytes(k, m, matmul_detail::int_gemm_group<T>()));
         }
     });
@@ -62,7 +63,8 @@ bool q16_matmul_rounds_activations(GgmlType weight_type, int64_t k, int64_t m) {
     bool integer = false;
     EnabledQuantTypes::for_each([&]<class T>() {
         if (T::id == weight_type)
-            integer = matmul_detail::amx_gemm_applies<T>(k, m) || matmul_detail::vnni_gemm_applies<T>(k, m);
+            integer = matmul_detail::amx_gemm_applies<T>(k, m) ||
+                      (simd::active_arch_has_vnni() && matmul_detail::vnni_gemm_applies<T>(k, m));
     });
     return m < kQ16GemmMinTokens || integer;
 }
@@ -73,7 +75,7 @@ size_t matmul_work_bytes(GgmlType weight_type, int64_t k, int64_t m, ActivationP
 
 void matmul(const MatmulArgs& a, void* work, const ThreadTeam& team) {
     checked_work_bytes(a.weight_type, a.k, a.m, a.activations, team.nth);
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(MatmulKernel{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(MatmulKernel{});
     kernel(a, work, team);
 }
 

@@ -2,6 +2,7 @@
 // Compiled without arch flags: in a portable build this code runs on any
 // x86-64 CPU before an arch is picked.
 #include "kernels/cpu/mul.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -10,7 +11,7 @@ void Mul::operator()(simd::Scalar, const float* a, const float* b, float* y, int
 }
 
 void mul(const float* a, const float* b, float* y, int64_t n) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Mul{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(Mul{});
     kernel(a, b, y, n);
 }
 

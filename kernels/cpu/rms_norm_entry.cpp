@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/rms_norm.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -16,12 +17,12 @@ void RmsNorm::operator()(simd::Scalar, const float* x, const float* w, float* y,
 }
 
 void rms_norm(const float* x, float* y, int64_t n, float eps) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(RmsNorm{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(RmsNorm{});
     kernel(x, nullptr, y, n, eps);
 }
 
 void rms_norm_mul(const float* x, const float* w, float* y, int64_t n, float eps) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(RmsNorm{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(RmsNorm{});
     kernel(x, w, y, n, eps);
 }
 

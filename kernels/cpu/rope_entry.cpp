@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/rope.hpp"
+#include "kernels/simd/dispatch.hpp"
 #include "support/error.hpp"
 
 namespace tessera::cpu {
@@ -92,8 +93,8 @@ void rope(const float* x, float* y, int64_t head_dim, int64_t n_heads, int32_t p
     if (p.n_rot < 0 || p.n_rot % 2 != 0 || p.n_rot > head_dim)
         throw Error("rope: n_rot " + std::to_string(p.n_rot) + " must be even and within the head size " +
                     std::to_string(head_dim));
-    static auto angles = xsimd::dispatch<simd::CpuArchs>(RopeAngles{});
-    static auto rotate = xsimd::dispatch<simd::CpuArchs>(RopeRotate{});
+    static auto angles = simd::dispatch<simd::CpuArchs>(RopeAngles{});
+    static auto rotate = simd::dispatch<simd::CpuArchs>(RopeRotate{});
     thread_local RopeTables tables;
     tables.prepare(p, freq_factors);
     angles(double(pos) * double(p.freq_scale), tables.rate.data(), tables.cos.data(), tables.sin.data(),

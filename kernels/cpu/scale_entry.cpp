@@ -2,6 +2,7 @@
 // Compiled without arch flags: in a portable build this code runs on any
 // x86-64 CPU before an arch is picked.
 #include "kernels/cpu/scale.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -10,7 +11,7 @@ void Scale::operator()(simd::Scalar, const float* x, float s, float* y, int64_t 
 }
 
 void scale(const float* x, float s, float* y, int64_t n) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Scale{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(Scale{});
     kernel(x, s, y, n);
 }
 

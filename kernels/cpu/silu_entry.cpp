@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/silu.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -12,7 +13,7 @@ void Silu::operator()(simd::Scalar, const float* x, float* y, int64_t n) const {
 }
 
 void silu(const float* x, float* y, int64_t n) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Silu{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(Silu{});
     kernel(x, y, n);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/softcap.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -12,7 +13,7 @@ void Softcap::operator()(simd::Scalar, const float* x, float* y, int64_t n, floa
 }
 
 void softcap(const float* x, float* y, int64_t n, float cap) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Softcap{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(Softcap{});
     kernel(x, y, n, cap);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/cpu/softmax.hpp"
+#include "kernels/simd/dispatch.hpp"
 #include "support/error.hpp"
 
 namespace tessera::cpu {
@@ -32,7 +33,7 @@ void Softmax::operator()(simd::Scalar, const float* x, float* y, int64_t n, floa
 void softmax(const float* x, float* y, int64_t n, float scale, int64_t n_valid, const float* mask) {
     if (n_valid < 0 || n_valid > n)
         throw Error("softmax: n_valid " + std::to_string(n_valid) + " is outside the row of " + std::to_string(n));
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Softmax{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(Softmax{});
     kernel(x, y, n, scale, n_valid, mask);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/cpu/swiglu.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::cpu {
 
@@ -12,7 +13,7 @@ void Swiglu::operator()(simd::Scalar, const float* gate, const float* up, float*
 }
 
 void swiglu(const float* gate, const float* up, float* y, int64_t n) {
-    static auto kernel = xsimd::dispatch<simd::CpuArchs>(Swiglu{});
+    static auto kernel = simd::dispatch<simd::CpuArchs>(Swiglu{});
     kernel(gate, up, y, n);
 }
 

@@ -1,5 +1,7 @@
 #include "kernels/simd/archs.hpp"
 
+#include "kernels/simd/dispatch.hpp"
+
 namespace tessera::simd {
 namespace {
 
@@ -10,11 +12,23 @@ struct ArchName {
     }
 };
 
+struct HasVnni {
+    template <class Arch>
+    bool operator()(Arch) const {
+        return has_vnni<Arch>;
+    }
+};
+
 }  // namespace
 
 std::string_view active_arch_name() {
-    static auto pick = xsimd::dispatch<CpuArchs>(ArchName{});
-    return pick();
+    static const std::string_view name = dispatch<CpuArchs>(ArchName{})();
+    return name;
+}
+
+bool active_arch_has_vnni() {
+    static const bool vnni = dispatch<CpuArchs>(HasVnni{})();
+    return vnni;
 }
 
 }  // namespace tessera::simd

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/simd/archs.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera::test {
 
@@ -28,13 +29,13 @@ inline std::vector<float> random_row(int64_t n, uint32_t seed, float lo = -4.0f,
 }
 
 // Calls f(arch) for every arch of this build that the CPU runs (in a portable
-// build on an AVX-512 machine: AVX-512, AVX2 and SSE4.2), then for the scalar
+// build on an AVX-512 VNNI machine: AVX-512 with and without VNNI, AVX2 and
+// SSE4.2), then for the scalar
 // fallback, so each instantiation of a kernel functor is tested.
 template <class F>
 void for_each_cpu_arch(F&& f) {
-    const unsigned best = xsimd::available_architectures().best;
     [&]<class... Archs>(xsimd::arch_list<Archs...>) {
-        ((!std::is_same_v<Archs, simd::Scalar> && Archs::version() <= best ? f(Archs{}) : void()), ...);
+        ((!std::is_same_v<Archs, simd::Scalar> && simd::runs_here<Archs>() ? f(Archs{}) : void()), ...);
     }(simd::CpuArchs{});
     f(simd::Scalar{});
 }

@@ -7,6 +7,7 @@
 
 #include "kernels/cpu/dot_f32.hpp"
 #include "kernels/simd/archs.hpp"
+#include "kernels/simd/dispatch.hpp"
 
 namespace tessera {
 namespace {
@@ -18,6 +19,69 @@ TEST(SimdDispatch, PicksAnArchOfTheBuild) {
         ((listed = listed || name == Archs::name()), ...);
     }(simd::CpuArchs{});
     EXPECT_TRUE(listed) << name;
+}
+
+// Archs that run where the test says: I is their position, the value the functor returns.
+template <int I, bool Runs>
+struct FakeArch {
+    static bool available() { return Runs; }
+    static constexpr unsigned version() { return 0; }
+    static constexpr char const* name() { return "fake"; }
+};
+
+struct ArchIndex {
+    template <int I, bool Runs>
+    int operator()(FakeArch<I, Runs>, int offset) const {
+        return I + offset;
+    }
+};
+
+TEST(SimdDispatch, PicksTheFirstArchThatRuns) {
+    using First = xsimd::arch_list<FakeArch<0, true>, FakeArch<1, true>, FakeArch<2, true>>;
+    EXPECT_EQ(simd::dispatch<First>(ArchIndex{})(10), 10);
+    using Second = xsimd::arch_list<FakeArch<0, false>, FakeArch<1, true>, FakeArch<2, true>>;
+    EXPECT_EQ(simd::dispatch<Second>(ArchIndex{})(10), 11);
+    EXPECT_EQ(simd::dispatch<Second>(ArchIndex{}).chosen(), 1u);
+    // The last arch is the fallback, taken where none before it runs.
+    using Last = xsimd::arch_list<FakeArch<0, false>, FakeArch<1, false>, FakeArch<2, false>>;
+    EXPECT_EQ(simd::dispatch<Last>(ArchIndex{})(10), 12);
+}
+
+// xsimd's archs answer available() with a constant true; runs_here asks the CPU.
+TEST(SimdDispatch, AsksTheCpuAboutXsimdArchs) {
+    EXPECT_EQ(simd::runs_here<xsimd::sse4_2>(), bool(__builtin_cpu_supports("sse4.2")));
+    EXPECT_EQ(simd::runs_here<xsimd::avx512bw>(),
+              __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+                  __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"));
+    EXPECT_TRUE(simd::runs_here<simd::Scalar>());
+}
+
+TEST(SimdDispatch, Avx512VnniRunsWhereTheCpuHasVnni) {
+    const bool vnni = simd::runs_here<xsimd::avx512bw>() && __builtin_cpu_supports("avx512vnni");
+    EXPECT_EQ(simd::Avx512Vnni::available(), vnni);
+    EXPECT_EQ(simd::runs_here<simd::Avx512Vnni>(), vnni);
+}
+
+// The portable build runs the best arch it has for this CPU; the native
+// build its one arch, with VNNI code where -march=native has VNNI.
+TEST(SimdDispatch, ActiveArchIsTheBestForThisCpu) {
+    const std::string name(simd::active_arch_name());
+#ifdef TESSERA_PORTABLE
+    const char* best = simd::Avx512Vnni::available()                ? "avx512vnni"
+                       : simd::runs_here<xsimd::avx512bw>()         ? "avx512bw"
+                       : simd::runs_here<xsimd::fma3<xsimd::avx2>>() ? "fma3<avx2>"
+                       : simd::runs_here<xsimd::sse4_2>()           ? "sse4_2"
+                                                                    : "scalar";
+    EXPECT_EQ(name, best);
+    EXPECT_EQ(simd::active_arch_has_vnni(), simd::Avx512Vnni::available());
+#else
+    EXPECT_EQ(name, xsimd::default_arch::name());
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+    EXPECT_TRUE(simd::active_arch_has_vnni());
+#else
+    EXPECT_FALSE(simd::active_arch_has_vnni());
+#endif
+#endif
 }
 
 // The dispatched kernel agrees with the scalar fallback for lengths around every vector-width boundary.

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cpu/matmul/activation_ops.hpp"
 
@@ -14,8 +15,10 @@
 namespace tessera::cpu::matmul_detail {
 namespace {
 
-template <>
-struct ActivationOps<xsimd::avx512bw> {
+// avx512bw and the archs over it (simd::Avx512Vnni).
+template <class Arch>
+    requires std::is_base_of_v<xsimd::avx512bw, Arch>
+struct ActivationOps<Arch> {
     static float max_abs(const float* x, int64_t n) {
         // As integers: non-negative floats order as their bits; NaNs (above +inf) count as 0.
         const __m512i magnitude = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
@@ -68,8 +71,8 @@ struct ActivationOps<xsimd::avx512bw> {
                                        _mm512_sub_epi32(b, _mm512_slli_epi32(hb, 8))));
         });
     }
-    // Lane l of 32 bytes: the sum of bytes 4l .. 4l + 3. The portable build's
-    // AVX-512 arch has no VNNI (Skylake-X): there, pairs, then pairs of pairs.
+    // Lane l of 32 bytes: the sum of bytes 4l .. 4l + 3. Without VNNI (the
+    // portable build's avx512bw arch, for Skylake-X): pairs, then pairs of pairs.
     static __m256i sum4_32(const int8_t* a) {
         const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
 #if defined(__AVX512VNNI__)

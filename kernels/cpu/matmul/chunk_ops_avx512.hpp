@@ -1,10 +1,12 @@
 // The AVX-512 ChunkOps (see chunk_ops.hpp): one zmm per Bytes / Ints / Acc,
-// VNNI's dpbusd where the build enables it.
+// VNNI's dpbusd where the translation unit's flags enable it (simd::Avx512Vnni,
+// or a native build on a VNNI CPU).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/cpu/matmul/chunk_ops.hpp"
@@ -70,8 +72,11 @@ struct HalvesWindows {
     }
 };
 
-template <>
-struct ChunkOps<xsimd::avx512bw> {
+// avx512bw and the archs over it (simd::Avx512Vnni), whose translation units'
+// flags pick dot_u8s8's form.
+template <class Arch>
+    requires std::is_base_of_v<xsimd::avx512bw, Arch>
+struct ChunkOps<Arch> {
     using Bytes = __m512i;
     using Ints = __m512i;
     using Acc = __m512;

@@ -5,8 +5,8 @@
 // several tokens with 16-bit precision skip the conversion and run the F32
 // GEMM on dequantized panels (packed_gemm.hpp), or, for the integer types,
 // convert them for the integer paths: AMX tiles where the CPU has them and the
-// groups are 32 values (amx_gemm.hpp), else AVX-512 VNNI where the build
-// targets it (vnni_gemm.hpp, from kVnniMinTokens tokens).
+// groups are 32 values (amx_gemm.hpp), else AVX-512 VNNI where the arch has
+// it (vnni_gemm.hpp, from kVnniMinTokens tokens).
 // Internal linkage: see unpack.hpp.
 #pragma once
 
@@ -39,7 +39,7 @@ void run(const MatmulArgs& args, void* work, const ThreadTeam& team) {
                 return;
             }
         }
-        if constexpr (vnni_weight_type<T>() && std::is_base_of_v<xsimd::avx512f, Arch>) {
+        if constexpr (vnni_weight_type<T>() && simd::has_vnni<Arch>) {
             if (vnni_gemm_applies<T>(args.k, args.m)) {
                 VnniGemm<Arch, T>::convert(args, work, team);
                 team.barrier();

@@ -37,7 +37,8 @@
 #include "kernels/cpu/matmul/group_rows.hpp"
 
 // Defined where this translation unit's flags target AVX-512 VNNI (a native
-// build on such a CPU): only then is there VNNI code to run.
+// build on such a CPU, or the portable build's simd::Avx512Vnni): only then
+// is there VNNI code to compile.
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #define TESSERA_VNNI_BUILT 1
 #include <immintrin.h>
@@ -76,22 +77,19 @@ struct VnniActivations {
     }
 };
 
-// Whether the VNNI path takes weights of type T at this k (whole spans).
+// Whether the VNNI path takes weights of type T (at a k of whole spans), on
+// an arch with VNNI code (simd::has_vnni).
 template <class T>
 constexpr bool vnni_weight_type() {
-#ifdef TESSERA_VNNI_BUILT
     return int_gemm_group<T>() == 16 || int_gemm_group<T>() == 32;
-#else
-    return false;
-#endif
 }
 template <class T>
 bool vnni_gemm_applies(int64_t k, int64_t m) {
     return vnni_weight_type<T>() && m >= kVnniMinTokens && k % kSpan == 0 && integer_gemm_allowed();
 }
 
-// Defined where the build has VNNI; the driver instantiates it only where
-// vnni_weight_type<T>() holds.
+// Defined where the translation unit has VNNI; the driver instantiates it only
+// for an Arch with simd::has_vnni and a T with vnni_weight_type<T>().
 template <class Arch, class T>
 struct VnniGemm;
 
