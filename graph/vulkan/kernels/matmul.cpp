@@ -110,10 +110,9 @@ namespace {
 
 // The tensor-core kernel for weights w: workgroup-scope matrices where the
 // device has them, else subgroup ones; nullopt where neither runs.
-std::optional<std::pair<std::string, CoopTile>> tensor_core_shader(VulkanDevice& device, const Tensor& w,
-                                                                   const BoundTensor& bw) {
-    if (auto wide = workgroup_coopmat_shader(device, w, bw)) return wide;
-    return coopmat_shader(device, w, bw);
+std::optional<CoopLaunch> tensor_core_launch(VulkanDevice& device, const Tensor& w, const BoundTensor& bw) {
+    if (auto wide = workgroup_coopmat_launch(device, w, bw)) return wide;
+    return coopmat_launch(device, w, bw);
 }
 
 // Matrix x matrix: tensor cores where the device and the build have them,
@@ -128,14 +127,13 @@ void record_matmul(const Tensor& y, Recorder& rec) {
         push.y = row_layout(y, by, 4);
         return push;
     };
-    if (const auto coop = tensor_core_shader(rec.device(), w, bw)) {
-        const auto& [shader, t] = *coop;
-        MatmulPush push = matmul_push(t.bn);
+    if (const auto coop = tensor_core_launch(rec.device(), w, bw)) {
+        MatmulPush push = matmul_push(coop->bn);
         const HalfCopy x16 = record_half_copy(x, rec);
         push.x = x16.rows;
         // Binding 2 is matmul_id's route (EXPERTS), unread here.
-        rec.dispatch(shader, coopmat_spec(rec.device(), t), {bw, x16.binding, x16.binding}, {by}, push,
-                     groups_of(push.n, t.bm), push.col_groups * batches);
+        rec.dispatch(coop->shader, coop->spec, {bw, x16.binding, x16.binding}, {by}, push, groups_of(push.n, coop->bm),
+                     push.col_groups * batches);
     } else {
         const bool cpu = rec.device().info().on_host_cpu;
         const Tile& large = cpu ? kTileOnCpu : kTile;
@@ -166,7 +164,7 @@ void record(const Tensor& y, Recorder& rec) {
 // x, where the tensor-core matmul records the node.
 const Tensor* half_input(const Tensor& y, Recorder& rec) {
     const Tensor& w = *y.src[0];
-    if (fused_matvec(y) || !tensor_core_shader(rec.device(), w, bind_blocks(rec, w))) return nullptr;
+    if (fused_matvec(y) || !tensor_core_launch(rec.device(), w, bind_blocks(rec, w))) return nullptr;
     return y.src[1];
 }
 

@@ -16,7 +16,7 @@
 // tile of BN of its slots, and an expert no token chose costs a workgroup
 // that returns at once. The matmul is the tensor-core one
 // (shaders/quant/matmul_coopmat.glsl, x as an fp16 copy) exactly where
-// the dense matmul of such weights would take it (coopmat_shader), else the
+// the dense matmul of such weights would take it (coopmat_launch), else the
 // tiled one (shaders/quant/matmul.glsl).
 #include <cstdint>
 
@@ -150,7 +150,7 @@ void record_grouped(const Tensor& y, Recorder& rec) {
     const Tensor &w = *y.src[0], &x = *y.src[1], &ids = *y.src[2];
     const uint32_t n_expert = uint32_t(w.ne[2]), n_slots = uint32_t(y.ne[1] * y.ne[2]);
     const BoundTensor bw = bind_blocks(rec, w), by = rec.bind(y);
-    const auto coop = coopmat_shader(rec.device(), w, bw);
+    const auto coop = coopmat_launch(rec.device(), w, bw);
     // x's fp16 copy first: it may take the scratch region, which the route,
     // aside, leaves as it is.
     const HalfCopy x16 = coop ? record_half_copy(x, rec) : HalfCopy{};
@@ -162,13 +162,12 @@ void record_grouped(const Tensor& y, Recorder& rec) {
         rec.dispatch("matmul_id_route", {kRouteGroup}, {bids}, {route},
                      RoutePush{bids.first(4), n_slots, n_expert, route.first(4)}, 1);
     if (coop) {
-        const auto& [shader, t] = *coop;
         MatmulPush push = slot_push(y, bw, rec.bind(x), by, route);
         // The copy's rows: a slot's (0 where the token has one row for all its slots), a token's.
         push.x = {x16.rows.first, 0, x.ne[1] == 1 ? 0 : x16.rows.nb1, x16.rows.nb2};
-        std::vector<uint32_t> spec = coopmat_spec(rec.device(), t);
+        std::vector<uint32_t> spec = coop->spec;
         set_spec(spec, 7, 1);  // EXPERTS
-        rec.dispatch(shader, spec, {bw, x16.binding, route}, {by}, push, groups_of(push.n, t.bm), n_expert);
+        rec.dispatch(coop->shader, spec, {bw, x16.binding, route}, {by}, push, groups_of(push.n, coop->bm), n_expert);
     } else {
         const BoundTensor bx = rec.bind(x);
         const MatmulPush push = slot_push(y, bw, bx, by, route);
@@ -197,7 +196,7 @@ void record(const Tensor& y, Recorder& rec) {
 // x, where the tensor-core matmul records the node.
 const Tensor* half_input(const Tensor& y, Recorder& rec) {
     const Tensor& w = *y.src[0];
-    if (!grouped(y) || !coopmat_shader(rec.device(), w, bind_blocks(rec, w))) return nullptr;
+    if (!grouped(y) || !coopmat_launch(rec.device(), w, bind_blocks(rec, w))) return nullptr;
     return y.src[1];
 }
 

@@ -100,8 +100,7 @@ void set_staged_rows(MatvecLaunch& launch, const VulkanDevice& device, uint32_t 
 
 }  // namespace
 
-std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, const Tensor& w,
-                                                               const BoundTensor& bw) {
+std::optional<CoopLaunch> coopmat_launch(VulkanDevice& device, const Tensor& w, const BoundTensor& bw) {
     const CoopmatShape& s = device.coopmat();
     const CoopTile& t = w.ne[1] >= kTallFromRows ? kCoopTall : kCoopSquare;
     std::string name = weight_shader(t.skeleton, w.type);
@@ -109,26 +108,22 @@ std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& dev
         t.shared_bytes(s) > device.limits().maxComputeSharedMemorySize ||
         (w.type == GgmlType::F16 && !whole_pieces(bw, w, 8)))
         return std::nullopt;
-    return std::pair{std::move(name), t};
+    return CoopLaunch{std::move(name), t.bm, t.bn,
+                      {t.subgroups(s) * device.info().subgroup_size, t.bm, t.bn, t.bk, s.m, s.n, s.k}};
 }
 
-std::optional<std::pair<std::string, CoopTile>> workgroup_coopmat_shader(VulkanDevice& device, const Tensor& w,
-                                                                         const BoundTensor& bw) {
+std::optional<CoopLaunch> workgroup_coopmat_launch(VulkanDevice& device, const Tensor& w, const BoundTensor& bw) {
     const WorkgroupCoopmat& g = device.workgroup_coopmat();
-    const CoopTile& t = kCoopWorkgroup;
+    const WorkgroupCoopTile& t = kCoopWorkgroup;
     std::string name = weight_shader(t.skeleton, w.type);
     if (!g || w.ne[1] < kWorkgroupFromRows || t.bm % g.m != 0 || t.bn / 2 % g.n != 0 || t.bk % g.k != 0 ||
         !find_shader(name) || t.tile_bytes() + g.reserved_shared > device.limits().maxComputeSharedMemorySize ||
         (w.type == GgmlType::F16 && !whole_pieces(bw, w, 8)))
         return std::nullopt;
-    return std::pair{std::move(name), t};
-}
-
-std::vector<uint32_t> coopmat_spec(const VulkanDevice& device, const CoopTile& t) {
+    // 4-6, the subgroup matrices' shape, are unused here (the device's, as
+    // the subgroup kernels get them); 7: EXPERTS; 8: HALF_BN.
     const CoopmatShape& s = device.coopmat();
-    if (t.workgroup_scope)  // 4-6, the subgroup matrices' shape, unused; 7: EXPERTS; 8: HALF_BN
-        return {device.workgroup_coopmat().invocations, t.bm, t.bn, t.bk, s.m, s.n, s.k, 0, t.bn / 2};
-    return {t.subgroups(s) * device.info().subgroup_size, t.bm, t.bn, t.bk, s.m, s.n, s.k};
+    return CoopLaunch{std::move(name), t.bm, t.bn, {g.invocations, t.bm, t.bn, t.bk, s.m, s.n, s.k, 0, t.bn / 2}};
 }
 
 MatmulPush matmul_push(const Tensor& w, const Tensor& x, const BoundTensor& bw, const BoundTensor& bx,

@@ -59,22 +59,22 @@ constexpr Tile kTileOnCpu{64, 64, 32, 8, 8};
 constexpr uint32_t kSmallGridTiles = 128;
 constexpr Tile kSmallTile{16, 16, 64, 1, 1}, kSmallTileOnCpu{16, 16, 64, 4, 4};
 
-// A tensor-core kernel: its skeleton, its BM x BN tile and BK values per
-// step; each subgroup computes frag_rows x 2 of the device's cooperative
-// matrices, which must divide the tile, or with workgroup_scope the
-// workgroup one BM x BN/2 matrix after the other.
+// Two W and two x tiles of BM x BK and BN x BK fp16 values, rows padded by 8
+// values (shaders/quant/matmul_coopmat.glsl).
+constexpr uint32_t coop_tile_bytes(uint32_t bm, uint32_t bn, uint32_t bk) { return 2 * (bm + bn) * (bk + 8) * 2; }
+
+// A tensor-core kernel of subgroup scope: its skeleton, its BM x BN tile and
+// BK values per step; each subgroup computes frag_rows x 2 of the device's
+// cooperative matrices, which must divide the tile.
 struct CoopTile {
     std::string_view skeleton;
     uint32_t bm, bn, bk, frag_rows;
-    bool workgroup_scope = false;
 
     uint32_t subgroups(const CoopmatShape& s) const { return (bm / (frag_rows * s.m)) * (bn / (2 * s.n)); }
-    // Two W and two x tiles of fp16 rows padded by 8 values
-    // (shaders/quant/matmul_coopmat.glsl); workgroup scope stages its
-    // results in them.
-    constexpr uint32_t tile_bytes() const { return 2 * (bm + bn) * (bk + 8) * 2; }
-    // The tiles and a CM x CN fp32 staging matrix per subgroup (subgroup scope).
-    uint32_t shared_bytes(const CoopmatShape& s) const { return tile_bytes() + subgroups(s) * s.m * s.n * 4; }
+    // The tiles and a CM x CN fp32 staging matrix per subgroup.
+    uint32_t shared_bytes(const CoopmatShape& s) const {
+        return coop_tile_bytes(bm, bn, bk) + subgroups(s) * s.m * s.n * 4;
+    }
 };
 
 // Double-buffered tiles, BK 64 (x comes as an fp16 copy), subgroups of
@@ -86,29 +86,45 @@ static_assert(kTile.bk % 16 == 0 && kTileOnCpu.bk % 16 == 0 && kSmallTile.bk % 1
                   kCoopSquare.bk % 16 == 0 && kCoopTall.bk % 16 == 0,
               "whole runs of dequant16");
 constexpr int64_t kTallFromRows = 4096;
-// Workgroup-scope tiles: 64 x 128 x 32 (two accumulators of 64 x 64), the
-// fastest of the shapes measured; for matrices of kWorkgroupFromRows rows or
-// more, where they were faster than the subgroup kernel for the weight
-// types that build them (docs/vulkan.md#workgroup-scope).
-constexpr CoopTile kCoopWorkgroup{"matmul_workgroup_coopmat", 64, 128, 32, 0, true};
+
+// The tensor-core kernel of workgroup scope: the workgroup multiplies one
+// BM x BK matrix of W by two BK x BN/2 ones of x, which the driver spreads
+// over its subgroups; its results go out through the tiles' memory.
+struct WorkgroupCoopTile {
+    std::string_view skeleton;
+    uint32_t bm, bn, bk;
+
+    constexpr uint32_t tile_bytes() const { return coop_tile_bytes(bm, bn, bk); }
+};
+// 64 x 128 x 32 (two accumulators of 64 x 64), the fastest of the shapes
+// measured; for matrices of kWorkgroupFromRows rows or more, where they were
+// faster than the subgroup kernel for the weight types that build them
+// (docs/vulkan.md#workgroup-scope).
+constexpr WorkgroupCoopTile kCoopWorkgroup{"matmul_workgroup_coopmat", 64, 128, 32};
 static_assert(kCoopWorkgroup.bm * kCoopWorkgroup.bn / 2 * 4 <= kCoopWorkgroup.tile_bytes(),
               "an accumulator's fp32 values fit in the tiles' memory");
+static_assert(kCoopWorkgroup.bk % 16 == 0, "whole runs of dequant16");
 constexpr int64_t kWorkgroupFromRows = 4096;
 
-// The tensor-core variant (shaders/quant/matmul_coopmat.glsl) for weights w
-// (bound as bw; of matmul, or each expert's matrix of matmul_id) where the
-// device and the build have it, and where F16 rows start 8-byte aligned
-// (f16.glsl loads them 4 values at once); nullopt where the tiled kernel runs.
-std::optional<std::pair<std::string, CoopTile>> coopmat_shader(VulkanDevice& device, const Tensor& w,
-                                                               const BoundTensor& bw);
+// A tensor-core matmul's dispatch: its shader, its tile's rows and tokens, and
+// its specialization constants (shaders/quant/matmul_coopmat.glsl's).
+struct CoopLaunch {
+    std::string shader;
+    uint32_t bm, bn;
+    std::vector<uint32_t> spec;
+};
+
+// The tensor-core variant of subgroup scope (shaders/quant/matmul_coopmat.glsl)
+// for weights w (bound as bw; of matmul, or each expert's matrix of
+// matmul_id) where the device and the build have it, and where F16 rows start
+// 8-byte aligned (f16.glsl loads them 4 values at once); nullopt where the
+// tiled kernel runs.
+std::optional<CoopLaunch> coopmat_launch(VulkanDevice& device, const Tensor& w, const BoundTensor& bw);
 // The same with workgroup-scope matrices (shaders/quant/matmul_workgroup_coopmat.glsl)
 // where the device has them, the build has the type's variant (the types
 // whose GLSL part asks for it: codegen/shaders.cmake) and w has rows enough;
 // nullopt elsewhere. Dense matmuls only: matmul_id keeps the subgroup kernel.
-std::optional<std::pair<std::string, CoopTile>> workgroup_coopmat_shader(VulkanDevice& device, const Tensor& w,
-                                                                         const BoundTensor& bw);
-// The specialization constants of shaders/quant/matmul_coopmat.glsl for tile t.
-std::vector<uint32_t> coopmat_spec(const VulkanDevice& device, const CoopTile& t);
+std::optional<CoopLaunch> workgroup_coopmat_launch(VulkanDevice& device, const Tensor& w, const BoundTensor& bw);
 
 struct MatmulPush {  // shaders/matmul_args.glsl
     uint32_t k, n, m, ne2, col_groups;
