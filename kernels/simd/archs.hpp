@@ -30,7 +30,8 @@ using CpuArchs = xsimd::arch_list<Avx512Vnni, xsimd::avx512bw, xsimd::fma3<xsimd
 using CpuArchs = xsimd::arch_list<xsimd::default_arch>;
 #endif
 
-// Name of the arch the kernels run with on this CPU ("avx512vnni", "avx512bw", "fma3<avx2>", ...).
+// Name of the arch the kernels run with on this CPU ("avx512vnni", "avx512bw",
+// "fma3<avx2>", ...; a native build's with "+vnni" where it has VNNI code).
 std::string_view active_arch_name();
 
 // Whether the kernels run with VNNI code on this CPU (has_vnni of the active arch).
