@@ -14,10 +14,11 @@
 // set of ids share it), then a matmul with EXPERTS gives each expert a batch
 // whose columns are its slots: each chosen expert's rows are read once per
 // tile of BN of its slots, and an expert no token chose costs a workgroup
-// that returns at once. The matmul is the tensor-core one
-// (shaders/quant/matmul_coopmat.glsl, x as an fp16 copy) exactly where
-// the dense matmul of such weights would take it (coopmat_launch), else the
-// tiled one (shaders/quant/matmul.glsl).
+// that returns at once. The matmul is the subgroup tensor-core one
+// (shaders/quant/matmul_coopmat.glsl, x as an fp16 copy) where the device
+// and the build have it for such weights (coopmat_launch; the dense matmul's
+// workgroup-scope kernel is not used for experts), else the tiled one
+// (shaders/quant/matmul.glsl).
 #include <cstdint>
 
 #include "graph/vulkan/kernels/half_copy.hpp"
