@@ -1,7 +1,7 @@
 // Causal attention of a prompt over an F16 cache on the tensor cores
 // (GL_NV_cooperative_matrix; built only where glslang compiles it, run only
-// on a device with 16 x 16 x 16 fp16 matrices and subgroups of 32:
-// graph/vulkan/kernels/attention.cpp).
+// on a device with 16 x 16 x 16 fp16 matrices and subgroups of 32 with
+// shuffles: graph/vulkan/kernels/attention.cpp).
 // The same rows and online softmax as attention.comp, with the two products
 // of each tile of keys as cooperative matrices:
 //
@@ -9,12 +9,15 @@
 // attention.comp: token * group + head within the kv head's group). Its
 // queries are rounded to fp16 once and stay in each subgroup's registers as
 // HEAD_DIM / 16 matrices. Per tile of TILE keys:
-//   1. the tile's keys and values -> shared memory as fp16 (a workgroup
-//      barrier before, for the last tile's readers, and one after)
+//   1. the tile's keys and values, loaded into registers while the tile
+//      before was computed -> shared memory as fp16 (a workgroup barrier
+//      before, for the last tile's readers, and one after); then the next
+//      tile's loads are issued
 //   2. each subgroup: S = Q K^T (fp32) -> its part of shared memory
-//   3. the two invocations of each row: its visible scores' max, P = exp(scale
-//      S - m) rounded to fp16 -> shared memory, the row's sum of P (scale S
-//      soft-capped first where softcap > 0)
+//   3. the two invocations of each row: its visible scores (scaled, and
+//      soft-capped where softcap > 0) into registers, their max, P =
+//      exp(S - m) rounded to fp16 -> shared memory, the row's sum of P; in
+//      log2 units (exp2 of the scores times log2 e)
 //   4. each subgroup: O += P V, O its HEAD_DIM / 16 fp32 accumulators
 // Steps 2-4 touch only the subgroup's own rows: subgroup barriers. As in
 // attention.comp, the tiles walk the positions some row of the workgroup
@@ -35,6 +38,7 @@
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
 #include "attention_span.glsl"
 #include "attention_push.glsl"
@@ -59,8 +63,10 @@ layout(binding = 5, scalar) writeonly buffer O16 { float16_t o16[]; };  // O aga
 const uint NT = gl_WorkGroupSize.x;
 const uint SUBGROUPS = NT / 32, ROWS = 16 * SUBGROUPS;
 const uint D4 = HEAD_DIM / 4, D16 = HEAD_DIM / 16, T16 = TILE / 16;
-const float NO_MAX = -1.0e30;  // below any score; finite, so exp(NO_MAX - m) is 0
-const float kSlack = 8.0;
+const float NO_MAX = -1.0e30;  // below any score; also marks the keys a row does not see
+const float LOG2E = 1.4426950408889634;
+const float kSlack = 8.0 * LOG2E;  // e^8 in log2 units
+const uint PER = (TILE * D4 + NT - 1) / NT;  // 4-value pieces of K (and of V) per invocation per tile
 
 // fp16 rows of 4-value pieces (uvec2), padded by 8 values: 16-byte aligned,
 // and successive rows start in different banks. The keys' tile, then the
@@ -69,11 +75,11 @@ const uint STRIDE = (HEAD_DIM + 8) / 4;
 shared uvec2 kv[2 * TILE * STRIDE];
 // Per subgroup: its 16 rows of scores (fp32, rows of TILE + 4), which also
 // stage its accumulators (16 x 16) when they are rescaled or stored; and its
-// 16 rows of P (fp16 pieces, rows of TILE + 8 values).
-const uint S_STRIDE = TILE + 4, P_STRIDE = (TILE + 8) / 4;
+// 16 rows of P (fp16, rows of TILE + 8). Rows are 16-byte aligned, as the
+// matrix loads and stores want.
+const uint S_STRIDE = TILE + 4, P_STRIDE = TILE + 8;
 shared float scores[SUBGROUPS * 16 * S_STRIDE];
-shared uvec2 probs[SUBGROUPS * 16 * P_STRIDE];
-shared float pair_part[NT];  // each invocation's half of a row's max, then of its sum
+shared float16_t probs[SUBGROUPS * 16 * P_STRIDE];
 shared uint row_begin[ROWS], row_end[ROWS];  // the positions the row sees: none for rows past the last
 shared float row_alpha[ROWS], row_sum[ROWS];
 SeqFirsts at;  // where this workgroup's sequence starts in each tensor (set first thing in main)
@@ -97,14 +103,29 @@ uvec2 kv_piece(bool values, uint j, uint kv_head, uint d4) {
     return uvec2(packFloat2x16(x.xy), packFloat2x16(x.zw));
 }
 
-// Positions from `end` on may be unwritten cache entries: they load as 0 (a
-// probability of 0 times a NaN would not be 0).
-void load_tile(uint first_key, uint end, uint kv_head) {
-    for (uint e = gl_LocalInvocationID.x; e < TILE * D4; e += NT) {
+// This invocation's pieces of the tile of keys (and values) from
+// `first_key`, loaded by fetch_tile and written to shared memory by
+// store_tile. Positions from `end` on may be unwritten cache entries: they
+// load as 0 (a probability of 0 times a NaN would not be 0).
+uvec2 next_k[PER], next_v[PER];
+
+void fetch_tile(uint first_key, uint end, uint kv_head) {
+    for (uint i = 0; i < PER; ++i) {
+        const uint e = gl_LocalInvocationID.x + i * NT;
         const uint t = e / D4, d4 = e % D4, j = first_key + t, row = j % p.n_kv;
-        const bool seen = j < end;
-        kv[t * STRIDE + d4] = seen ? kv_piece(false, row, kv_head, d4) : uvec2(0);
-        kv[(TILE + t) * STRIDE + d4] = seen ? kv_piece(true, row, kv_head, d4) : uvec2(0);
+        const bool seen = e < TILE * D4 && j < end;
+        next_k[i] = seen ? kv_piece(false, row, kv_head, d4) : uvec2(0);
+        next_v[i] = seen ? kv_piece(true, row, kv_head, d4) : uvec2(0);
+    }
+}
+
+void store_tile() {
+    for (uint i = 0; i < PER; ++i) {
+        const uint e = gl_LocalInvocationID.x + i * NT;
+        if (e < TILE * D4) {
+            kv[e / D4 * STRIDE + e % D4] = next_k[i];
+            kv[(TILE + e / D4) * STRIDE + e % D4] = next_v[i];
+        }
     }
 }
 
@@ -157,15 +178,21 @@ void main() {
             end = max(end, row_end[r]);
         }
 
-    // Invocation `lane` handles half `half_` of row `r` (of the subgroup's 16) in step 3.
-    const uint r = lane / 2, half_ = lane % 2, my_begin = row_begin[16 * sub + r], my_end = row_end[16 * sub + r];
+    // In step 3 invocation `lane` takes the keys 2 i + half_ of row `r` (of
+    // the subgroup's 16), i = 0 .. TILE / 2 - 1 in turn, rotated by one for
+    // rows 8-15: so at each i the 32 invocations read scores from 32
+    // different banks (rows are 4 banks apart) and the 16 rows write P's
+    // halves to 16 different words.
+    const uint r = lane / 2, half_ = lane % 2, rot = r / 8, my_begin = row_begin[16 * sub + r], my_end = row_end[16 * sub + r];
     const uint s_row = (16 * sub + r) * S_STRIDE, p_row = (16 * sub + r) * P_STRIDE;
     const uint s_sub = 16 * sub * S_STRIDE, p_sub = 16 * sub * P_STRIDE;
-    float m = NO_MAX, l = 0.0;
+    float m = NO_MAX, l = 0.0;  // m in log2 units
+    if (first < end) fetch_tile(first, end, kv_head);
     for (uint j0 = first; j0 < end; j0 += TILE) {
         barrier();  // the last tile's (or the queries') readers are done with kv
-        load_tile(j0, end, kv_head);
+        store_tile();
         barrier();
+        if (j0 + TILE < end) fetch_tile(j0 + TILE, end, kv_head);
 
         // 2. S = Q K^T: K's tile holds keys as rows, column-major for K^T.
 #define Q_TIMES_K(d) if (d < D16) { HALF16 kt; \
@@ -175,37 +202,32 @@ void main() {
         EACH_T(SCORES)
         subgroup_sync();
 
-        // 3. The row's max over its visible keys of this tile, shared by its two invocations.
-        const uint k0 = half_ * (TILE / 2);
+        // 3. The row's visible scores of this tile, their max (shared by the row's two invocations), P.
+        float score[TILE / 2];
         float top = NO_MAX;
+        const bool all_seen = j0 >= my_begin && j0 + TILE <= my_end;
         for (uint i = 0; i < TILE / 2; ++i) {
-            const uint j = j0 + k0 + i;
-            if (j >= my_begin && j < my_end) top = max(top, capped_score(p.scale * scores[s_row + k0 + i], p.softcap));
+            const uint kk = 2 * ((i + rot) % (TILE / 2)) + half_, j = j0 + kk;
+            const bool seen = all_seen || (j >= my_begin && j < my_end);
+            score[i] = seen ? capped_score(p.scale * scores[s_row + kk], p.softcap) * LOG2E : NO_MAX;
+            top = max(top, score[i]);
         }
-        pair_part[tid] = top;
-        subgroup_sync();
-        top = max(top, pair_part[tid ^ 1]);
+        top = max(top, subgroupShuffleXor(top, 1u));
         float alpha = 1.0;  // O and l are still 0 while m is NO_MAX
         if (top > m + kSlack) {
-            if (m != NO_MAX) alpha = exp(m - top);
+            if (m != NO_MAX) alpha = exp2(m - top);
             m = top;
         }
         float sum = 0.0;
-        for (uint i = 0; i < TILE / 2; i += 4) {
-            vec4 pr;
-            for (uint c = 0; c < 4; ++c) {
-                const uint kk = k0 + i + c, j = j0 + kk;
-                pr[c] = j >= my_begin && j < my_end ? exp(capped_score(p.scale * scores[s_row + kk], p.softcap) - m) : 0.0;
-            }
-            const uvec2 packed = pack4(pr);
-            probs[p_row + (k0 + i) / 4] = packed;
-            sum += dot(vec4(unpackHalf2x16(packed.x), unpackHalf2x16(packed.y)), vec4(1.0));  // of P as rounded
+        for (uint i = 0; i < TILE / 2; ++i) {
+            const uint kk = 2 * ((i + rot) % (TILE / 2)) + half_;
+            const float16_t pr = float16_t(score[i] > NO_MAX ? exp2(score[i] - m) : 0.0);
+            probs[p_row + kk] = pr;
+            sum += float(pr);  // of P as rounded
         }
-        subgroup_sync();  // the max's halves are read
-        pair_part[tid] = sum;
+        l = l * alpha + sum + subgroupShuffleXor(sum, 1u);
         if (half_ == 0) row_alpha[16 * sub + r] = alpha;
-        subgroup_sync();
-        l = l * alpha + sum + pair_part[tid ^ 1];
+        subgroup_sync();  // P and the alphas are written
 
         // O's rows times their alpha where some row's m moved, through the
         // subgroup's scores (read by now).
@@ -220,7 +242,7 @@ void main() {
 #define P_TIMES_V(d) if (d < D16) { HALF16 vt; \
         coopMatLoadNV(vt, kv, (TILE + 16 * kb) * STRIDE + 4 * d, STRIDE, false); o##d = coopMatMulAddNV(pt, vt, o##d); }
 #define ACCUMULATE(t) if (t < T16) { const uint kb = t; HALF16 pt; \
-        coopMatLoadNV(pt, probs, p_sub + 4 * t, P_STRIDE, false); EACH_D(P_TIMES_V) }
+        coopMatLoadNV(pt, probs, p_sub + 16 * t, P_STRIDE, false); EACH_D(P_TIMES_V) }
         EACH_T(ACCUMULATE)
         subgroup_sync();  // P is read before the next tile's step 3 writes it
     }

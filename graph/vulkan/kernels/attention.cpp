@@ -88,19 +88,19 @@ constexpr uint32_t kCoopSubgroups = 4, kCoopRows = 16 * kCoopSubgroups, kCoopMax
 
 // Shared memory of attention_coopmat.comp (its `shared` declarations), in bytes.
 uint32_t coop_shared_bytes(uint32_t head_dim, uint32_t tile) {
-    return 2 * tile * (head_dim + 8) * 2 + kCoopRows * (tile + 4) * 4 + kCoopRows * (tile + 8) * 2 +
-           32 * kCoopSubgroups * 4 + 3 * kCoopRows * 4;
+    return 2 * tile * (head_dim + 8) * 2 + kCoopRows * (tile + 4) * 4 + kCoopRows * (tile + 8) * 2 + 3 * kCoopRows * 4;
 }
 
 // The keys per tile of attention_coopmat.comp for this head size, where the
-// build, the device (16 x 16 x 16 fp16 matrices, subgroups of 32) and its
-// shared memory allow it. Only over an F16 cache: with K and V already fp16
-// it rounds Q and P as llama.cpp does there; an F32 cache keeps fp32 math.
+// build, the device (16 x 16 x 16 fp16 matrices, subgroups of 32 with
+// shuffles) and its shared memory allow it. Only over an F16 cache: with K
+// and V already fp16 it rounds Q and P as llama.cpp does there; an F32 cache
+// keeps fp32 math.
 std::optional<uint32_t> coop_tile(const VulkanDevice& device, const Tensor& k, const Tensor& v) {
     const CoopmatShape& s = device.coopmat();
     const auto head_dim = uint32_t(k.ne[0]);
-    if (s.m != 16 || s.n != 16 || s.k != 16 || device.info().subgroup_size != 32 || k.type != GgmlType::F16 ||
-        v.type != GgmlType::F16 || head_dim % 16 != 0 || head_dim > kCoopMaxHeadDim ||
+    if (s.m != 16 || s.n != 16 || s.k != 16 || device.info().subgroup_size != 32 || !device.info().subgroup_shuffle ||
+        k.type != GgmlType::F16 || v.type != GgmlType::F16 || head_dim % 16 != 0 || head_dim > kCoopMaxHeadDim ||
         find_shader("attention_coopmat") == nullptr)
         return std::nullopt;
     for (uint32_t tile : {64u, 32u})  // the queries are staged in the tiles' memory: at least 8 keys per subgroup
