@@ -124,12 +124,32 @@ struct Query {
     QueryNormRope norm_rope;
 };
 
-Query bind_query(const Tensor& q, bool decode, Recorder& rec) {
+// `prompt_rows`: where a prompt's inlined rope is computed to.
+Query bind_query(const Tensor& q, bool decode, const BoundTensor& prompt_rows, Recorder& rec) {
     if (!q.inlined) return {rec.bind(q), &q, {}};
     const HeadNormRope f = *head_norm_rope(q);
-    if (!decode) return {record_head_norm_rope_into_scratch(f, rec), &q, {}};
+    if (!decode) {
+        record_head_norm_rope_into(f, prompt_rows, rec);
+        return {prompt_rows, &q, {}};
+    }
     QueryNormRope n = query_norm_rope(f, rec);
     return {n.bound_rows, n.rows, n};
+}
+
+// Where a prompt's inlined head norm and rope computes its query rows: in
+// the recorder's one scratch region after the fp16 copy of the output
+// (half_output's, at the region's start where its reader looks for it), as
+// the attention dispatch reads the one while it writes the other. Taken at
+// the size of both before half_output takes the first, which then leaves
+// the region where it is. Unbound where q is not inlined.
+BoundTensor take_query_rows(const Tensor& out, const Tensor& q, Recorder& rec) {
+    if (!q.inlined) return {};
+    const VkDeviceSize align = std::max<VkDeviceSize>(rec.device().limits().minStorageBufferOffsetAlignment, 4);
+    const VkDeviceSize half =
+        half_output_wanted(out, rec) ? (VkDeviceSize(out.nelements()) * 2 + align - 1) / align * align : 0;
+    const VkDeviceSize rows = VkDeviceSize(q.nb[3]) * VkDeviceSize(q.ne[3]);
+    const BoundTensor region = rec.scratch(half + rows);
+    return {.buffer = region.buffer, .offset = region.offset + half, .range = rows};
 }
 
 // attention_decode.glsl for `rows` query rows (a workgroup each, or one per
@@ -185,7 +205,7 @@ void record(const Tensor& out, Recorder& rec) {
     const bool kv_pieces = whole_pieces(bk, k, piece) && whole_pieces(bv, v, piece);
     const bool decode = few_tokens && head_dim % 4 == 0 && head_dim / 4 <= kDecodeGroup && kv_pieces &&
                         whole_pieces(bo, out, 16);
-    const Query query = bind_query(q, decode, rec);
+    const Query query = bind_query(q, decode, decode ? BoundTensor{} : take_query_rows(out, q, rec), rec);
     const BoundTensor& bq = query.bound;
     const Push push{uint32_t(q.ne[2]),
                     uint32_t(q.ne[1]),

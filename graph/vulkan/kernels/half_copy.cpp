@@ -32,8 +32,10 @@ HalfCopy record_half_copy(const Tensor& src, Recorder& rec) {
     return half;
 }
 
+bool half_output_wanted(const Tensor& y, const Recorder& rec) { return y.is_contiguous() && rec.half_copy_wanted(y); }
+
 HalfOutput half_output(const Tensor& y, const BoundTensor& by, Recorder& rec) {
-    if (!y.is_contiguous() || !rec.half_copy_wanted(y)) return {false, by};
+    if (!half_output_wanted(y, rec)) return {false, by};
     return {true, rec.scratch(VkDeviceSize(y.nelements()) * 2)};
 }
 

@@ -190,11 +190,8 @@ void record_head_norm_rope(const HeadNormRope& f, Recorder& rec) {
     dispatch_head_norm_rope(f, out, rec.bind(out), rec);
 }
 
-BoundTensor record_head_norm_rope_into_scratch(const HeadNormRope& f, Recorder& rec) {
-    const Tensor& rope = *f.rope;
-    const BoundTensor scratch = rec.scratch(VkDeviceSize(rope.nb[3]) * VkDeviceSize(rope.ne[3]));
-    dispatch_head_norm_rope({f.norm, f.rope, nullptr}, rope, scratch, rec);
-    return scratch;
+void record_head_norm_rope_into(const HeadNormRope& f, const BoundTensor& rows, Recorder& rec) {
+    dispatch_head_norm_rope({f.norm, f.rope, nullptr}, *f.rope, rows, rec);
 }
 
 QueryNormRope query_norm_rope(const HeadNormRope& f, Recorder& rec) {

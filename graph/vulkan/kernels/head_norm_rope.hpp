@@ -47,10 +47,11 @@ std::optional<HeadNormRope> head_norm_rope(const Tensor& node);
 // f as one dispatch: head_norm_rope.comp, or for a store of a matvec's rows
 // that matvec (head_norm_computed_later).
 void record_head_norm_rope(const HeadNormRope& f, Recorder& rec);
-// f's rope rows (no store) computed by head_norm_rope.comp into scratch
-// memory laid out as the rope node, for an attention that reads the inlined
-// rope without normalizing it itself.
-BoundTensor record_head_norm_rope_into_scratch(const HeadNormRope& f, Recorder& rec);
+// f's rope rows (no store) computed by head_norm_rope.comp into `rows`,
+// working memory the caller took (f.rope->nb[3] * ne[3] bytes), laid out as
+// the rope node, for an attention that reads the inlined rope without
+// normalizing it itself.
+void record_head_norm_rope_into(const HeadNormRope& f, const BoundTensor& rows, Recorder& rec);
 
 // What a decode attention needs to normalize and rotate its query rows, an
 // inlined rope f of an inlined norm (shaders/attention_decode.glsl's
