@@ -21,11 +21,15 @@ Recorder::Recorder(VulkanBackend& backend, VkCommandBuffer cb, std::vector<Devic
 
 VulkanDevice& Recorder::device() { return backend_.device(); }
 
+VkDeviceSize Recorder::binding_alignment() {
+    return std::max<VkDeviceSize>(device().limits().minStorageBufferOffsetAlignment, 4);
+}
+
 BoundTensor Recorder::bind(const Tensor& t) {
     std::shared_ptr<void> holder;
     const DeviceSpan span = backend_.locate(t, holder);
     if (holder) holds_.push_back(std::move(holder));
-    const VkDeviceSize align = std::max<VkDeviceSize>(device().limits().minStorageBufferOffsetAlignment, 4);
+    const VkDeviceSize align = binding_alignment();
     BoundTensor b;
     b.buffer = span.buffer;
     b.offset = span.offset / align * align;
@@ -82,7 +86,7 @@ BoundTensor Recorder::counters(uint32_t n) {
     // Zeroed a block at a time (a submission of its own, waited for): a
     // generation step's MoE layers take one block of counters.
     constexpr VkDeviceSize kBlockBytes = 64 << 10;
-    const VkDeviceSize align = std::max<VkDeviceSize>(device().limits().minStorageBufferOffsetAlignment, 4);
+    const VkDeviceSize align = binding_alignment();
     const VkDeviceSize bytes = (VkDeviceSize(n) * 4 + align - 1) / align * align;
     if (counters_used_ + bytes > counters_.range) {
         const VkDeviceSize size = std::max(bytes, kBlockBytes);

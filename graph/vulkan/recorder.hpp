@@ -45,6 +45,9 @@ public:
     Recorder(VulkanBackend& backend, VkCommandBuffer cb, std::vector<DeviceAllocation>& scratch_owner);
 
     VulkanDevice& device();
+    // What a binding's offset must be a multiple of: the device's
+    // minStorageBufferOffsetAlignment, and at least 4 bytes.
+    VkDeviceSize binding_alignment();
     // Where t is on the device; a weight's copy is held from then on (take_holds()).
     BoundTensor bind(const Tensor& t);
     // A weight derived from model weights, among them `anchor`

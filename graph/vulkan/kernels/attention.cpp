@@ -144,7 +144,7 @@ Query bind_query(const Tensor& q, bool decode, const BoundTensor& prompt_rows, R
 // the region where it is. Unbound where q is not inlined.
 BoundTensor take_query_rows(const Tensor& out, const Tensor& q, Recorder& rec) {
     if (!q.inlined) return {};
-    const VkDeviceSize align = std::max<VkDeviceSize>(rec.device().limits().minStorageBufferOffsetAlignment, 4);
+    const VkDeviceSize align = rec.binding_alignment();
     const VkDeviceSize half =
         half_output_wanted(out, rec) ? (VkDeviceSize(out.nelements()) * 2 + align - 1) / align * align : 0;
     const VkDeviceSize rows = VkDeviceSize(q.nb[3]) * VkDeviceSize(q.ne[3]);

@@ -39,7 +39,7 @@ inline bool in_gpu_layout(const Tensor& w) {
 inline BoundTensor bind_blocks(Recorder& rec, const Tensor& w) {
     const uint32_t block = ggml_type_traits(w.type).block_bytes;
     const uint32_t group_blocks = gpu_group_blocks(w.type), unit = block * group_blocks;
-    const VkDeviceSize align = std::max<VkDeviceSize>(rec.device().limits().minStorageBufferOffsetAlignment, 4);
+    const VkDeviceSize align = rec.binding_alignment();
     BoundTensor b = rec.bind(w);
     // Where the unit holding w's first block starts on the device, and w's blocks after that start.
     const size_t first_block = size_t(static_cast<const uint8_t*>(w.data) -
