@@ -145,8 +145,7 @@ Query bind_query(const Tensor& q, bool decode, const BoundTensor& prompt_rows, R
 BoundTensor take_query_rows(const Tensor& out, const Tensor& q, Recorder& rec) {
     if (!q.inlined) return {};
     const VkDeviceSize align = rec.binding_alignment();
-    const VkDeviceSize half =
-        half_output_wanted(out, rec) ? (VkDeviceSize(out.nelements()) * 2 + align - 1) / align * align : 0;
+    const VkDeviceSize half = (half_output_bytes(out, rec) + align - 1) / align * align;
     const VkDeviceSize rows = VkDeviceSize(q.nb[3]) * VkDeviceSize(q.ne[3]);
     const BoundTensor region = rec.scratch(half + rows);
     return {.buffer = region.buffer, .offset = region.offset + half, .range = rows};

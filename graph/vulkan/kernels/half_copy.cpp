@@ -32,11 +32,14 @@ HalfCopy record_half_copy(const Tensor& src, Recorder& rec) {
     return half;
 }
 
-bool half_output_wanted(const Tensor& y, const Recorder& rec) { return y.is_contiguous() && rec.half_copy_wanted(y); }
+VkDeviceSize half_output_bytes(const Tensor& y, const Recorder& rec) {
+    return y.is_contiguous() && rec.half_copy_wanted(y) ? VkDeviceSize(y.nelements()) * 2 : 0;
+}
 
 HalfOutput half_output(const Tensor& y, const BoundTensor& by, Recorder& rec) {
-    if (!half_output_wanted(y, rec)) return {false, by};
-    return {true, rec.scratch(VkDeviceSize(y.nelements()) * 2)};
+    const VkDeviceSize bytes = half_output_bytes(y, rec);
+    if (bytes == 0) return {false, by};
+    return {true, rec.scratch(bytes)};
 }
 
 void half_output_written(const Tensor& y, const BoundTensor& by, const HalfOutput& half, Recorder& rec) {

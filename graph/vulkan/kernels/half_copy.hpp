@@ -42,9 +42,10 @@ struct HalfOutput {
     BoundTensor binding;
 };
 HalfOutput half_output(const Tensor& y, const BoundTensor& by, Recorder& rec);
-// Whether half_output will want the copy: its scratch memory, y.nelements()
-// halves at the start of the recorder's scratch region (Recorder::scratch).
-bool half_output_wanted(const Tensor& y, const Recorder& rec);
+// The scratch memory half_output takes for y's copy, at the start of the
+// recorder's scratch region (Recorder::scratch): y.nelements() halves, or 0
+// where it wants no copy.
+VkDeviceSize half_output_bytes(const Tensor& y, const Recorder& rec);
 // After the kernel's dispatch: the copy is current (nothing when not wanted).
 void half_output_written(const Tensor& y, const BoundTensor& by, const HalfOutput& half, Recorder& rec);
 
